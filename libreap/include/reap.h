@@ -1,0 +1,212 @@
+/*
+ * reap.h - reaps: regions that can also free single objects.
+ *
+ * A reap (Berger, Zorn and McKinley, 2002) is a region allocator that also
+ * lets the program free individual objects.  Until something is freed it
+ * allocates by bumping a pointer through geometrically growing chunks, as a
+ * region does; freed objects go onto the reap's own Lea-style heap and are
+ * reused by later allocations from the same reap.  Reaps nest: clearing or
+ * destroying a reap destroys its children first.
+ *
+ * Threads: one reap is used by one thread at a time (as an APR pool is).
+ * Creating and destroying children of one shared parent from several threads
+ * at once is safe, and so is reading statistics of a reap another thread is
+ * using (the figures are then a snapshot, not a consistent cut).
+ *
+ * Errors: allocation returns NULL on failure (out of memory, over the reap's
+ * limit, size overflow) and the reap stays usable.  Misuse (a double free, a
+ * pointer the reap did not hand out, a NULL reap) is reported on stderr with
+ * the reap and the pointer, and the process aborts.
+ */
+#ifndef REAP_H
+#define REAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && !defined(REAP_STATIC)
+#define REAP_API __attribute__((visibility("default")))
+#else
+#define REAP_API
+#endif
+
+#define REAP_VERSION_MAJOR 0
+#define REAP_VERSION_MINOR 1
+#define REAP_VERSION_PATCH 0
+#define REAP_VERSION_STRING "0.1.0"
+
+/** Every pointer a reap returns is aligned to this many bytes. */
+#define REAP_ALIGNMENT 16
+
+/** An opaque reap. */
+typedef struct reap reap_t;
+
+/** @return the library's version, e.g. "0.1.0". */
+REAP_API const char *reap_version(void);
+
+/* ------------------------------------------------------------------------- */
+/** @name Life cycle */
+
+/**
+ * Create a reap.
+ * @param parent NULL for a top-level reap, or the reap that will own this one:
+ *               clearing or destroying @p parent destroys the new reap.
+ * @return the new reap, or NULL when memory (or the parent's limit) runs out.
+ */
+REAP_API reap_t *reap_create(reap_t *parent);
+
+/** Options of reap_create_ex(); zero-initialise and set what you need. */
+typedef struct reap_options {
+    /** Bytes of caller space kept inside the reap object itself, 16-byte
+     *  aligned, zero-filled at creation and untouched by reap_clear().  APR
+     *  keeps its pool structure there.  0 for none. */
+    size_t user_size;
+} reap_options_t;
+
+/**
+ * Create a reap with options; reap_create(parent) is reap_create_ex(parent,
+ * NULL).
+ * @return the new reap, or NULL on failure (also when @p opts asks for a
+ *         user area larger than 64 KiB).
+ */
+REAP_API reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts);
+
+/** @return the user area of @p r (see reap_options_t), or NULL if it has none. */
+REAP_API void *reap_user_area(reap_t *r);
+
+/**
+ * Free every object of @p r and destroy its children (deepest first); the
+ * reap itself stays usable and keeps its first chunk.  Its limit is kept.
+ */
+REAP_API void reap_clear(reap_t *r);
+
+/** Destroy the children of @p r, then @p r itself, returning all memory. */
+REAP_API void reap_destroy(reap_t *r);
+
+/** @return the parent of @p r, or NULL for a top-level reap. */
+REAP_API reap_t *reap_parent(const reap_t *r);
+
+/* ------------------------------------------------------------------------- */
+/** @name Objects */
+
+/**
+ * Allocate @p size bytes from @p r, aligned to REAP_ALIGNMENT.
+ * size 0 gives a unique minimum-size object.
+ * @return the object, or NULL (out of memory, over the limit, or too large).
+ */
+REAP_API void *reap_malloc(reap_t *r, size_t size);
+
+/** Allocate @p n * @p size zeroed bytes; NULL also when the product overflows. */
+REAP_API void *reap_calloc(reap_t *r, size_t n, size_t size);
+
+/**
+ * Resize @p ptr (from @p r) to @p size bytes, in place when the block is
+ * followed by free space or by the reap's bump frontier, else by moving it.
+ * realloc(r, NULL, n) is malloc(r, n); realloc(r, p, 0) frees p and returns
+ * NULL.  On failure NULL is returned and @p ptr is left as it was.
+ */
+REAP_API void *reap_realloc(reap_t *r, void *ptr, size_t size);
+
+/**
+ * Allocate @p size bytes aligned to @p alignment (a power of two; values
+ * below REAP_ALIGNMENT act as REAP_ALIGNMENT).
+ * @return the object; NULL on failure or when @p alignment is not a power of
+ *         two.  The object is freed with reap_free() like any other.
+ */
+REAP_API void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t size);
+
+/**
+ * Free one object of @p r; it becomes available to later allocations from
+ * @p r.  NULL does nothing.  A pointer @p r did not hand out, or one freed
+ * already, is reported and aborts the process.
+ */
+REAP_API void reap_free(reap_t *r, void *ptr);
+
+/** @return the bytes usable at @p ptr (at least what was asked); 0 for NULL. */
+REAP_API size_t reap_usable_size(const void *ptr);
+
+/* ------------------------------------------------------------------------- */
+/** @name Limits */
+
+/**
+ * Cap the memory that @p r and all its descendants hold from the base
+ * allocator (their footprint) at @p bytes; 0 removes the limit.  An
+ * allocation or reap_create() that would pass the cap returns NULL and
+ * everything stays usable.  A limit below the current footprint only stops
+ * further growth.  Call it while no other thread is using the subtree.
+ * @return 0, or ENOMEM if the bookkeeping could not be set up.
+ */
+REAP_API int reap_set_limit(reap_t *r, size_t bytes);
+
+/** @return the limit set on @p r itself, 0 for none. */
+REAP_API size_t reap_get_limit(const reap_t *r);
+
+/* ------------------------------------------------------------------------- */
+/** @name Statistics */
+
+/**
+ * Figures of a reap.  "Bytes" of objects count whole blocks: the request
+ * rounded up to 16 bytes plus the 8-byte header (see reap_usable_size()).
+ * The field list is REAP_STATS_FIELDS, so printers stay in step with it.
+ */
+#define REAP_STATS_FIELDS(X)                                                   \
+    X(reaps, "reaps counted (1, or the size of the subtree)")                  \
+    X(live_bytes, "bytes in live objects, headers included")                   \
+    X(live_objects, "objects allocated and not yet freed or cleared")          \
+    X(peak_live_bytes, "highest live_bytes since creation")                    \
+    X(footprint, "bytes held from the base allocator")                         \
+    X(peak_footprint, "highest footprint since creation")                      \
+    X(heap_free_bytes, "bytes waiting on the reap's heap for reuse")           \
+    X(allocs, "allocations since creation")                                    \
+    X(frees, "single-object frees since creation")                             \
+    X(clears, "reap_clear() calls since creation")                             \
+    X(limit_failures, "allocations refused by a limit")
+
+typedef struct reap_stats {
+#define REAP_STATS_DECLARE_(name, doc) uint64_t name;
+    REAP_STATS_FIELDS(REAP_STATS_DECLARE_)
+#undef REAP_STATS_DECLARE_
+} reap_stats_t;
+
+/** Fill @p out with the figures of @p r alone. */
+REAP_API void reap_get_stats(const reap_t *r, reap_stats_t *out);
+
+/**
+ * Fill @p out with the sums over @p r and all its descendants.
+ * peak_footprint is exact for a reap with a limit (its subtree is accounted
+ * as a whole); otherwise, like peak_live_bytes, it is the sum of each reap's
+ * own peak, an upper bound of the subtree's peak.
+ */
+REAP_API void reap_get_tree_stats(reap_t *r, reap_stats_t *out);
+
+/** Output callback of reap_stats_print(): @p text is NUL-terminated. */
+typedef void (*reap_write_fn)(void *arg, const char *text);
+
+/**
+ * Print @p s as text (one "name: value" line per field) or, if @p json is
+ * non-zero, as one JSON object.  @p write NULL writes to stderr.
+ */
+REAP_API void reap_stats_print(const reap_stats_t *s, int json,
+                               reap_write_fn write, void *arg);
+
+/* ------------------------------------------------------------------------- */
+/** @name Misuse reports */
+
+/**
+ * Called with the message, the reap and the pointer before libreap aborts on
+ * misuse; the default prints to stderr.  The handler may log elsewhere and
+ * may longjmp out; if it returns, the process aborts.  NULL restores the
+ * default.  Not thread-safe: set it at start-up.
+ */
+typedef void (*reap_misuse_fn)(const char *message, const reap_t *r,
+                               const void *ptr);
+REAP_API void reap_set_misuse_handler(reap_misuse_fn fn);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* REAP_H */

@@ -1,0 +1,28 @@
+# libreap: the reap library.  libreap_core.la holds every object so unit tests
+# can link internals; libreap.la is the installed library, exporting only
+# REAP_API symbols.  The base allocator's sources come from
+# libreap/src/base/local.mk (RP_BASE_SOURCES), the one place to swap it.
+include libreap/src/base/local.mk
+
+noinst_LTLIBRARIES += libreap/libreap_core.la
+libreap_libreap_core_la_SOURCES = \
+	libreap/include/reap.h \
+	libreap/src/internal.h \
+	libreap/src/base.h \
+	libreap/src/options.c \
+	libreap/src/reap.c \
+	libreap/src/alloc.c \
+	libreap/src/region.c \
+	libreap/src/leaheap.c \
+	libreap/src/stats.c \
+	$(RP_BASE_SOURCES)
+libreap_libreap_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+
+lib_LTLIBRARIES += libreap/libreap.la
+libreap_libreap_la_SOURCES =
+libreap_libreap_la_LIBADD = libreap/libreap_core.la
+libreap_libreap_la_LDFLAGS = -version-info 0:0:0 -pthread
+
+include_HEADERS += libreap/include/reap.h
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA += libreap/libreap.pc

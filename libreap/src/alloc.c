@@ -1,0 +1,246 @@
+/*
+ * alloc.c - the object API: malloc, calloc, realloc, aligned alloc, free.
+ *
+ * The two hot paths are here and kept short.  reap_malloc() bumps the
+ * frontier while the heap is empty (the "clear-optimized" path of the 2002
+ * reaps: a region's cost plus one header store); anything else goes to
+ * alloc_slow(), which tries the heap's bins first and bumps when they have
+ * nothing that fits.  reap_free() checks the header cheaply (alignment,
+ * in-use bit, the reap's tag) and hands the block to the heap.  Objects
+ * above the large threshold go to region.c's large objects.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+/* ---- checks ---------------------------------------------------------------- */
+
+static void check_reap(const reap_t *r, const void *p)
+{
+    if (RP_UNLIKELY(r == NULL))
+        rp_misuse("NULL reap passed with pointer", r, p);
+}
+
+/* Returns the block of p after the checks a free or realloc needs: cheap
+ * ones always, ownership and the heap walk in debug builds. */
+static rp_block_t *checked_block(reap_t *r, void *p, const char *op)
+{
+    rp_block_t *b = rp_mem2b(p);
+    if (RP_UNLIKELY((uintptr_t)p % RP_GRAIN != 0))
+        rp_misuse(op, r, p);
+    size_t h = b->head;
+    if (RP_UNLIKELY((h >> RP_TAG_SHIFT) != r->tag || (h & RP_FENCE)))
+        rp_misuse(op, r, p);
+    if (RP_UNLIKELY(!(h & RP_CINUSE)))
+        rp_misuse("double free (or free of a free block) of", r, p);
+    if (config_debug) {
+        if (!rp_region_owns(r, p))
+            rp_misuse(op, r, p);
+        rp_heap_check(r);
+    }
+    return b;
+}
+
+#define FOREIGN "free of a pointer this reap did not hand out:"
+
+/* ---- allocation -------------------------------------------------------------- */
+
+static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
+{
+    check_reap(r, NULL);
+    if (n > rp_opt.large_threshold) {
+        void *p = rp_large_alloc(r, n, RP_GRAIN);
+        if (p)
+            r->allocs++;
+        return p;
+    }
+    size_t csz = rp_request2size(n);
+    rp_block_t *b = NULL;
+    if (!r->heap_empty)
+        b = rp_heap_alloc(r, csz);
+    if (!b)
+        b = rp_region_bump(r, csz);
+    if (!b)
+        return NULL;
+    r->live_bytes += rp_bsize(b);
+    r->allocs++;
+    return rp_b2mem(b);
+}
+
+void *reap_malloc(reap_t *r, size_t n)
+{
+    if (RP_LIKELY(r != NULL && r->heap_empty && n <= RP_SMALL_LIMIT)) {
+        size_t csz = rp_request2size(n);
+        char *b = r->bump;
+        if (RP_LIKELY(csz <= (size_t)(r->bump_end - b))) {
+            r->bump = b + csz;
+            ((rp_block_t *)b)->head = csz | r->head_bits;
+            r->live_bytes += csz;
+            r->allocs++;
+            return b + 2 * sizeof(size_t);
+        }
+    }
+    return alloc_slow(r, n);
+}
+
+void *reap_calloc(reap_t *r, size_t n, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total)) {
+        check_reap(r, NULL);
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = reap_malloc(r, total);
+    if (p)
+        memset(p, 0, total);
+    return p;
+}
+
+/* Over-allocate, then give back the part before the aligned address and the
+ * part after the object. */
+static void *aligned_small(reap_t *r, size_t alignment, size_t n)
+{
+    size_t csz = rp_request2size(n);
+    char *p = reap_malloc(r, csz + alignment + RP_MIN_BLOCK);
+    if (!p)
+        return NULL;
+    rp_block_t *b = rp_mem2b(p);
+    if ((uintptr_t)p % alignment != 0) {
+        char *q = (char *)(((uintptr_t)p + RP_MIN_BLOCK + alignment - 1) & ~(uintptr_t)(alignment - 1));
+        size_t lead = (size_t)(q - p), size = rp_bsize(b);
+        rp_block_t *nb = rp_at(b, lead);
+        nb->head = (size - lead) | RP_PINUSE | RP_CINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
+        b->head = lead | (b->head & RP_PINUSE) | RP_CINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
+        rp_heap_free(r, b);
+        rp_live_sub(r, lead);
+        b = nb;
+    }
+    size_t before = rp_bsize(b);
+    rp_heap_trim(r, b, csz);
+    rp_live_sub(r, before - rp_bsize(b));
+    return rp_b2mem(b);
+}
+
+void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t n)
+{
+    check_reap(r, NULL);
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (alignment <= RP_GRAIN)
+        return reap_malloc(r, n);
+    if (n >= RP_MAX_REQUEST || alignment >= RP_MAX_REQUEST)
+        return NULL;
+    /* aligned_small() asks for the object plus alignment slack: route by
+     * that padded size, or its block could come back as a large object. */
+    if (rp_request2size(n) + alignment + RP_MIN_BLOCK > rp_opt.large_threshold) {
+        void *p = rp_large_alloc(r, n, alignment);
+        if (p)
+            r->allocs++;
+        return p;
+    }
+    return aligned_small(r, alignment, n);
+}
+
+/* ---- free ---------------------------------------------------------------------- */
+
+static RP_NOINLINE void free_large(reap_t *r, void *p)
+{
+    rp_block_t *b = checked_block(r, p, FOREIGN);
+    r->frees++;
+    rp_large_free(r, b);
+}
+
+void reap_free(reap_t *r, void *p)
+{
+    if (p == NULL)
+        return;
+    check_reap(r, p);
+    rp_block_t *b = rp_mem2b(p);
+    if (RP_UNLIKELY(b->head & RP_LARGE && ((uintptr_t)p % RP_GRAIN) == 0)) {
+        free_large(r, p);
+        return;
+    }
+    b = checked_block(r, p, FOREIGN);
+    r->frees++;
+    rp_live_sub(r, rp_bsize(b));
+    rp_heap_free(r, b);
+}
+
+size_t reap_usable_size(const void *p)
+{
+    if (p == NULL)
+        return 0;
+    const rp_block_t *b = rp_mem2b(p);
+    if (b->head & RP_LARGE)
+        return rp_large_usable(b);
+    return rp_bsize(b) - RP_HEADER;
+}
+
+/* ---- realloc --------------------------------------------------------------------- */
+
+/* Grow or shrink b in place to csz bytes; false when it cannot. */
+static bool resize_in_place(reap_t *r, rp_block_t *b, size_t csz)
+{
+    size_t size = rp_bsize(b);
+    rp_block_t *next = rp_at(b, size);
+    if (csz > size) {
+        if ((char *)next == r->bump) {
+            if (csz - size > (size_t)(r->bump_end - r->bump))
+                return false;
+            r->bump = (char *)b + csz;
+            b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
+            r->live_bytes += csz - size;
+            return true;
+        }
+        if ((next->head & RP_CINUSE) || size + rp_bsize(next) < csz)
+            return false;
+        size_t ns = rp_bsize(next);
+        rp_heap_unlink(r, next, ns);
+        rp_set_inuse(r, b, size + ns);
+        r->live_bytes += ns;
+        size += ns;
+    }
+    rp_heap_trim(r, b, csz);
+    rp_live_sub(r, size - rp_bsize(b));
+    return true;
+}
+
+static void *realloc_large(reap_t *r, void *p, rp_block_t *b, size_t n)
+{
+    size_t usable = rp_large_usable(b);
+    if (n <= usable && n > rp_opt.large_threshold / 2)
+        return p; /* still worth its own block; shrinking it would copy */
+    void *q = reap_malloc(r, n);
+    if (!q)
+        return NULL;
+    memcpy(q, p, n < usable ? n : usable);
+    r->frees++;
+    rp_large_free(r, b);
+    return q;
+}
+
+void *reap_realloc(reap_t *r, void *p, size_t n)
+{
+    if (p == NULL)
+        return reap_malloc(r, n);
+    check_reap(r, p);
+    if (n == 0) {
+        reap_free(r, p);
+        return NULL;
+    }
+    rp_block_t *b = checked_block(r, p, "realloc of a pointer this reap did not hand out:");
+    if (b->head & RP_LARGE)
+        return realloc_large(r, p, b, n);
+    if (n <= rp_opt.large_threshold && resize_in_place(r, b, rp_request2size(n)))
+        return p;
+    void *q = reap_malloc(r, n);
+    if (!q)
+        return NULL;
+    size_t old = rp_bsize(b) - RP_HEADER;
+    memcpy(q, p, n < old ? n : old);
+    reap_free(r, p);
+    return q;
+}

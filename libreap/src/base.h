@@ -1,0 +1,42 @@
+/*
+ * base.h - the base allocator interface: where reaps get their memory.
+ *
+ * Reaps never call mmap or malloc themselves: every chunk and every large
+ * object comes from rp_base_alloc() and goes back through rp_base_free().
+ * Exactly one source file implements this interface (base_mmap.c today, the
+ * Hoard-style allocator later), chosen in libreap/local.mk, so swapping the
+ * backing is a one-file change.
+ *
+ * Contract:
+ *   - rp_base_alloc(size) returns size bytes aligned to RP_BASE_ALIGN, or
+ *     NULL (errno ENOMEM).  It is thread-safe.  The memory is not zeroed.
+ *   - rp_base_free(p, size) takes back a block from rp_base_alloc with the
+ *     same size; any thread may free any block.
+ *   - rp_base_usable(size) is the size rp_base_alloc really reserves for a
+ *     request of size (>= size); callers may use all of it and must pass the
+ *     same size they asked for to rp_base_free().
+ *   - rp_base_get_stats() fills a snapshot of the figures below.
+ */
+#ifndef RP_BASE_H
+#define RP_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_BASE_ALIGN 64
+
+typedef struct rp_base_stats {
+    uint64_t in_use;    /* bytes handed out and not yet freed */
+    uint64_t held;      /* bytes held from the operating system */
+    uint64_t peak_held; /* highest held */
+    uint64_t os_allocs; /* mappings made */
+    uint64_t os_frees;  /* mappings returned (munmap or madvise) */
+    uint64_t cached;    /* bytes held in caches, free for reuse */
+} rp_base_stats_t;
+
+void *rp_base_alloc(size_t size);
+void rp_base_free(void *p, size_t size);
+size_t rp_base_usable(size_t size);
+void rp_base_get_stats(rp_base_stats_t *out);
+
+#endif /* RP_BASE_H */

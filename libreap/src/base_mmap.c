@@ -1,0 +1,102 @@
+/*
+ * base_mmap.c - the simplest base allocator: mmap, with a cache of chunks.
+ *
+ * Implements base.h with one mapping per block.  Reaps ask for the same
+ * few chunk sizes over and over (8 KiB doubling to 1 MiB), and a cleared
+ * reap gives them back at once, so freed blocks whose size is a power of two
+ * are kept on per-size lists, up to rp_opt.base_cache bytes, instead of
+ * being unmapped; everything else is unmapped at once.  This file stands in
+ * until the Hoard-style allocator (libreap/src/base/) takes its place.
+ */
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base.h"
+#include "internal.h"
+
+#define CACHE_CLASSES 48 /* index log2(size): 4 KiB .. far beyond any chunk */
+
+typedef struct cached {
+    struct cached *next;
+} cached_t;
+
+static struct {
+    pthread_mutex_t lock;
+    cached_t *list[CACHE_CLASSES]; /* free blocks of size 1 << i */
+    rp_base_stats_t st;            /* guarded by lock */
+} base = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static size_t page_round(size_t size)
+{
+    size_t page = 4096;
+    return (size + page - 1) & ~(page - 1);
+}
+
+/* The cache class of a block of this size, or -1 when it is not cached. */
+static int cache_class(size_t size)
+{
+    if (size < 4096 || (size & (size - 1)) != 0)
+        return -1;
+    return __builtin_ctzl(size);
+}
+
+size_t rp_base_usable(size_t size) { return page_round(size); }
+
+void *rp_base_alloc(size_t size)
+{
+    size = page_round(size);
+    int cls = cache_class(size);
+    pthread_mutex_lock(&base.lock);
+    if (cls >= 0 && base.list[cls]) {
+        cached_t *c = base.list[cls];
+        base.list[cls] = c->next;
+        base.st.cached -= size;
+        base.st.in_use += size;
+        pthread_mutex_unlock(&base.lock);
+        return c;
+    }
+    pthread_mutex_unlock(&base.lock);
+
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    pthread_mutex_lock(&base.lock);
+    base.st.in_use += size;
+    base.st.held += size;
+    base.st.os_allocs++;
+    if (base.st.held > base.st.peak_held)
+        base.st.peak_held = base.st.held;
+    pthread_mutex_unlock(&base.lock);
+    return p;
+}
+
+void rp_base_free(void *p, size_t size)
+{
+    size = page_round(size);
+    int cls = cache_class(size);
+    pthread_mutex_lock(&base.lock);
+    base.st.in_use -= size;
+    if (cls >= 0 && base.st.cached + size <= rp_opt.base_cache) {
+        cached_t *c = p;
+        c->next = base.list[cls];
+        base.list[cls] = c;
+        base.st.cached += size;
+        pthread_mutex_unlock(&base.lock);
+        return;
+    }
+    base.st.held -= size;
+    base.st.os_frees++;
+    pthread_mutex_unlock(&base.lock);
+    munmap(p, size);
+}
+
+void rp_base_get_stats(rp_base_stats_t *out)
+{
+    pthread_mutex_lock(&base.lock);
+    *out = base.st;
+    pthread_mutex_unlock(&base.lock);
+}

@@ -1,0 +1,251 @@
+/*
+ * internal.h - the structures of libreap and the prototypes its files share.
+ *
+ * Glossary
+ *   reap    a region with per-object free: struct reap below.
+ *   chunk   a piece of memory a reap got from the base allocator and bumps
+ *           through (rp_chunk_t); the first one also holds the reap itself.
+ *   block   one object's memory inside a chunk, with a boundary tag: in use
+ *           (handed to the program) or free (on the reap's heap).
+ *   frontier the reap's bump pointer: everything from it to the end of the
+ *           current chunk has never been handed out since the last clear.
+ *   heap    the reap's Lea-style bins of free blocks (rp_heap_t), created on
+ *           the first free.
+ *   large   an object above the large threshold, with a base block of its
+ *           own (rp_large_t), returned to the base allocator when freed.
+ *   fence   a block marking the end of a retired chunk, always "in use".
+ *
+ * Block layout (dlmalloc-style boundary tags; every size a multiple of 16):
+ *
+ *   b      prev_foot  size of the previous block when that one is free;
+ *                     otherwise the last 8 bytes of its payload
+ *   b+8    head       size | RP_PINUSE | RP_CINUSE | RP_LARGE | RP_FENCE | tag
+ *   b+16   payload    what the program gets (when free: fd, bk links)
+ *   b+size            the next block, whose prev_foot ends our payload
+ *
+ * So a block costs 8 bytes of header, its payload is 16-byte aligned, and a
+ * request of n bytes takes rp_request2size(n) = max(32, round16(n + 8)).
+ *
+ * Invariants
+ *   - RP_PINUSE of a block is set iff the block before it is in use (or it
+ *     is the first block of its chunk).  RP_CINUSE is set iff it is in use.
+ *   - No two free blocks are neighbours (frees coalesce at once).
+ *   - The block just before the frontier is in use: a block freed there goes
+ *     back to the frontier, with its free predecessor.
+ *   - The tag (top 16 bits of head) is the owning reap's tag on every block.
+ */
+#ifndef RP_INTERNAL_H
+#define RP_INTERNAL_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reap.h"
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#ifdef REAP_DEBUG
+static const bool config_debug = true;
+#else
+static const bool config_debug = false;
+#endif
+
+#define RP_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RP_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define RP_NOINLINE __attribute__((noinline))
+#define RP_COLD __attribute__((cold, noinline))
+
+/* ---- blocks ------------------------------------------------------------- */
+
+#define RP_GRAIN 16u                /* alignment and size granule */
+#define RP_HEADER 8u                /* bytes a block spends on its header */
+#define RP_MIN_BLOCK 32u            /* head + fd + bk + room for a footer */
+#define RP_PINUSE ((size_t)1)       /* the previous block is in use */
+#define RP_CINUSE ((size_t)2)       /* this block is in use */
+#define RP_LARGE ((size_t)4)        /* a large object with its own base block */
+#define RP_FENCE ((size_t)8)        /* end of a retired chunk; never freed */
+#define RP_FLAGS ((size_t)15)
+#define RP_TAG_SHIFT 48
+#define RP_SIZE_MASK ((((size_t)1) << RP_TAG_SHIFT) - 1 - RP_FLAGS)
+/* Requests at or above this can never be satisfied (sizes live in 48 bits);
+ * checked first so the size arithmetic below cannot overflow. */
+#define RP_MAX_REQUEST ((((size_t)1) << 46))
+
+typedef struct rp_block {
+    size_t prev_foot;
+    size_t head;
+    struct rp_block *fd; /* free blocks only: next in bin */
+    struct rp_block *bk; /* free blocks only: previous in bin, NULL at head */
+} rp_block_t;
+
+static inline size_t rp_request2size(size_t n)
+{
+    size_t s = (n + RP_HEADER + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1);
+    return s < RP_MIN_BLOCK ? RP_MIN_BLOCK : s;
+}
+static inline size_t rp_bsize(const rp_block_t *b) { return b->head & RP_SIZE_MASK; }
+static inline void *rp_b2mem(rp_block_t *b) { return (char *)b + 2 * sizeof(size_t); }
+static inline rp_block_t *rp_mem2b(const void *p)
+{
+    return (rp_block_t *)((char *)p - 2 * sizeof(size_t));
+}
+static inline rp_block_t *rp_at(void *b, size_t off) { return (rp_block_t *)((char *)b + off); }
+
+/* ---- chunks and large objects -------------------------------------------- */
+
+/* A chunk from the base allocator.  Blocks start at rp_chunk_arena(); the
+ * last RP_FENCE_ROOM bytes are kept for the fence written when the chunk is
+ * retired, so a block never runs into the chunk's end. */
+typedef struct rp_chunk {
+    struct rp_chunk *older; /* the chunk before this one; NULL for the first */
+    size_t size;            /* bytes from the base allocator (rp_base_free) */
+} rp_chunk_t;
+
+#define RP_FENCE_ROOM 32u /* fence: prev_foot, head, owning chunk, pad */
+
+/* A large object's bookkeeping, just before its block header.  It lives on
+ * the owning reap's doubly linked list of large objects. */
+typedef struct rp_large {
+    struct rp_large *next, *prev;
+    void *base;       /* start of the base block (differs when over-aligned) */
+    size_t base_size; /* bytes passed to rp_base_alloc */
+} rp_large_t;
+
+/* ---- the heap ------------------------------------------------------------ */
+
+/* Bins: 64 exact bins for block sizes below 1 KiB (index size/16), then 64
+ * ranged bins, four per power of two from 1 KiB up, kept sorted by size so
+ * the first fit in a bin is its best fit.  bin[i] is NULL or the first block;
+ * bit i of map is set iff bin[i] is not empty. */
+#define RP_NBINS 128
+#define RP_NSMALL 64
+#define RP_SMALL_LIMIT (RP_NSMALL * RP_GRAIN) /* 1024: first ranged size */
+
+typedef struct rp_heap {
+    uint64_t map[RP_NBINS / 64];
+    rp_block_t *bin[RP_NBINS];
+} rp_heap_t;
+
+/* ---- the reap ------------------------------------------------------------- */
+
+struct reap {
+    /* The bump path reads only these four fields. */
+    char *bump;        /* the frontier: where the next bumped block starts */
+    char *bump_end;    /* the last place a block may end in this chunk */
+    size_t head_bits;  /* tag | RP_CINUSE | RP_PINUSE, or'ed into new heads */
+    bool heap_empty;   /* nothing on the heap: allocation skips the bins */
+
+    /* Statistics kept on every allocation and free. */
+    uint64_t live_bytes; /* bytes of live blocks */
+    uint64_t allocs;     /* allocations since creation */
+    uint64_t frees;      /* reap_free calls (non-NULL) since creation */
+    uint64_t cleared_objects; /* objects dropped by reap_clear */
+    uint64_t peak_live_bytes; /* updated lazily, before live_bytes falls */
+
+    rp_heap_t *heap;        /* NULL until the first free since the last clear */
+    uint64_t heap_free_bytes;
+    rp_chunk_t *chunk;      /* current chunk; its ->older list ends at first */
+    rp_chunk_t *first;      /* the chunk holding this struct, kept by clear */
+    rp_large_t *large;      /* large objects, most recent first */
+    size_t next_chunk_size; /* what the next new chunk asks for */
+
+    /* Footprint and limits.  acct is the nearest reap, this one or an
+     * ancestor, that has a limit (and so accounts its whole subtree);
+     * NULL when there is none.  tree_footprint counts the subtree of an
+     * accounting reap; it is atomic because children in other threads add
+     * to it. */
+    uint64_t footprint, peak_footprint;
+    reap_t *acct;
+    size_t limit;               /* 0: none; meaningful when acct == this */
+    _Atomic uint64_t tree_footprint, tree_peak;
+    uint64_t clears, limit_failures;
+
+    /* Nesting.  The child list of a reap is guarded by its lock, which other
+     * threads take when they create or destroy children of it. */
+    reap_t *parent;
+    reap_t *children;     /* first child */
+    reap_t *next_sibling, *prev_sibling;
+    pthread_mutex_t lock;
+
+    size_t user_size; /* bytes of caller space after this struct */
+    uint16_t tag;
+};
+
+#define RP_REAP_SIZE ((sizeof(struct reap) + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1))
+
+/* ---- options (options.c) ---------------------------------------------------- */
+
+typedef struct rp_options {
+    size_t first_chunk;     /* REAP_FIRST_CHUNK: size of a reap's first chunk */
+    size_t max_chunk;       /* REAP_MAX_CHUNK: cap of the doubling chunk sizes */
+    size_t large_threshold; /* REAP_LARGE_THRESHOLD: bigger objects get their own block */
+    size_t tail_keep;       /* REAP_TAIL_KEEP: a retired chunk's tail at least this big goes on the heap */
+    size_t base_cache;      /* REAP_BASE_CACHE: bytes of free chunks base_mmap.c keeps */
+} rp_options_t;
+
+extern rp_options_t rp_opt;
+void rp_options_init(void);
+
+/* ---- reap.c ------------------------------------------------------------- */
+
+RP_COLD __attribute__((noreturn)) void rp_misuse(const char *what, const reap_t *r, const void *p);
+void rp_live_sub(reap_t *r, size_t n);
+/* Charge n more bytes of footprint to r and its accounting ancestors.
+ * Returns 0, or ENOMEM if a limit would pass (the caller counts that in
+ * limit_failures once it gives up). */
+int rp_charge(reap_t *r, size_t n);
+void rp_uncharge(reap_t *r, size_t n);
+
+/* ---- region.c: chunks, the frontier, large objects ---------------------- */
+
+/* Bump-allocate a block of csz bytes, opening a new chunk when the current one
+ * is full.  Returns the block with its head set, or NULL. */
+rp_block_t *rp_region_bump(reap_t *r, size_t csz);
+/* Return every chunk but the first and every large object to the base
+ * allocator, and put the frontier back at the start of the first chunk. */
+void rp_region_reset(reap_t *r);
+void rp_region_release_all(reap_t *r);
+/* Make sure r has its bin table; false when no memory (or limit) allows. */
+bool rp_region_heap_ensure(reap_t *r);
+void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size);
+char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c);
+void *rp_large_alloc(reap_t *r, size_t n, size_t alignment);
+void rp_large_free(reap_t *r, rp_block_t *b);
+size_t rp_large_usable(const rp_block_t *b);
+/* b (size bytes, free, not binned) is followed by a fence: if b is the whole
+ * arena of a retired chunk, give the chunk back and return true. */
+bool rp_region_try_release(reap_t *r, rp_block_t *b, size_t size);
+size_t rp_large_footprint(const rp_block_t *b);
+/* Debug: is p inside a chunk or large object of r? */
+bool rp_region_owns(const reap_t *r, const void *p);
+
+/* ---- leaheap.c: the bins -------------------------------------------------- */
+
+/* Take a free block of at least csz bytes, split it, mark it in use. */
+rp_block_t *rp_heap_alloc(reap_t *r, size_t csz);
+/* Free an in-use block of r (not large): coalesce, then bin it or give it
+ * back to the frontier. */
+void rp_heap_free(reap_t *r, rp_block_t *b);
+/* Put a block that is not marked in use and has no free neighbour on a bin. */
+void rp_heap_insert(reap_t *r, rp_block_t *b, size_t size);
+void rp_heap_unlink(reap_t *r, rp_block_t *b, size_t size);
+/* Split block b (in use, size s) to keep csz bytes; the rest is freed. */
+void rp_heap_trim(reap_t *r, rp_block_t *b, size_t csz);
+/* Debug: walk every block of r and check the invariants above. */
+void rp_heap_check(const reap_t *r);
+unsigned rp_bin_index(size_t size);
+
+/* Mark b (size s, in use) and its successor's RP_PINUSE. */
+static inline void rp_set_inuse(reap_t *r, rp_block_t *b, size_t s)
+{
+    b->head = s | (b->head & RP_PINUSE) | RP_CINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
+    rp_at(b, s)->head |= RP_PINUSE;
+}
+
+#endif /* RP_INTERNAL_H */

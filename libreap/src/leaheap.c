@@ -1,0 +1,240 @@
+/*
+ * leaheap.c - a reap's heap: Lea-style bins of free blocks.
+ *
+ * After its first free a reap keeps freed blocks here, in the manner of
+ * dlmalloc 2.7: exact bins below 1 KiB, ranged bins above kept sorted so the
+ * first fit is the best fit, a bitmap of non-empty bins to find the next
+ * larger one, splitting of larger blocks and immediate coalescing with both
+ * neighbours through the boundary tags (see internal.h for the layout).  A
+ * block freed next to the frontier goes back to the frontier instead of a
+ * bin, and a retired chunk whose arena is one free block goes back to the
+ * base allocator.  The bins live in a block carved from the reap on its
+ * first free (region.c), so a reap that never frees never touches them.
+ */
+#include <stdio.h>
+
+#include "internal.h"
+
+unsigned rp_bin_index(size_t size)
+{
+    if (size < RP_SMALL_LIMIT)
+        return (unsigned)(size / RP_GRAIN);
+    unsigned lg = 63u - (unsigned)__builtin_clzl(size); /* >= 10 */
+    unsigned i = RP_NSMALL + (lg - 10) * 4 + (unsigned)((size >> (lg - 2)) & 3);
+    return i < RP_NBINS ? i : RP_NBINS - 1;
+}
+
+static void map_set(rp_heap_t *h, unsigned i) { h->map[i / 64] |= (uint64_t)1 << (i % 64); }
+static void map_clear(rp_heap_t *h, unsigned i) { h->map[i / 64] &= ~((uint64_t)1 << (i % 64)); }
+
+/* The first non-empty bin at or above i, or RP_NBINS. */
+static unsigned map_next(const rp_heap_t *h, unsigned i)
+{
+    for (unsigned w = i / 64; w < RP_NBINS / 64; w++) {
+        uint64_t bits = h->map[w];
+        if (w == i / 64)
+            bits &= ~(uint64_t)0 << (i % 64);
+        if (bits)
+            return w * 64 + (unsigned)__builtin_ctzll(bits);
+    }
+    return RP_NBINS;
+}
+
+void rp_heap_insert(reap_t *r, rp_block_t *b, size_t size)
+{
+    rp_heap_t *h = r->heap;
+    unsigned i = rp_bin_index(size);
+    rp_block_t *prev = NULL, *next = h->bin[i];
+    if (i >= RP_NSMALL) /* ranged bins stay sorted by size */
+        while (next && rp_bsize(next) < size)
+            prev = next, next = next->fd;
+    b->fd = next;
+    b->bk = prev;
+    if (next)
+        next->bk = b;
+    if (prev)
+        prev->fd = b;
+    else
+        h->bin[i] = b;
+    map_set(h, i);
+    r->heap_free_bytes += size;
+    r->heap_empty = false;
+}
+
+void rp_heap_unlink(reap_t *r, rp_block_t *b, size_t size)
+{
+    rp_heap_t *h = r->heap;
+    if (b->bk) {
+        b->bk->fd = b->fd;
+    } else {
+        unsigned i = rp_bin_index(size);
+        h->bin[i] = b->fd;
+        if (!b->fd)
+            map_clear(h, i);
+    }
+    if (b->fd)
+        b->fd->bk = b->bk;
+    r->heap_free_bytes -= size;
+    r->heap_empty = r->heap_free_bytes == 0;
+}
+
+/* b (free, size bytes, not binned) becomes in use with csz bytes; a
+ * remainder big enough to be a block goes back on a bin. */
+static void take(reap_t *r, rp_block_t *b, size_t size, size_t csz)
+{
+    size_t rem = size - csz;
+    if (rem < RP_MIN_BLOCK) {
+        rp_set_inuse(r, b, size);
+        return;
+    }
+    size_t tag = (size_t)r->tag << RP_TAG_SHIFT;
+    b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | tag;
+    rp_block_t *rest = rp_at(b, csz);
+    rest->head = rem | RP_PINUSE | tag;
+    rp_at(rest, rem)->prev_foot = rem;
+    rp_heap_insert(r, rest, rem);
+}
+
+rp_block_t *rp_heap_alloc(reap_t *r, size_t csz)
+{
+    rp_heap_t *h = r->heap;
+    unsigned i = rp_bin_index(csz);
+    rp_block_t *b = h->bin[i];
+    if (i >= RP_NSMALL)
+        while (b && rp_bsize(b) < csz)
+            b = b->fd;
+    if (!b) {
+        unsigned j = map_next(h, i + 1);
+        if (j == RP_NBINS)
+            return NULL;
+        b = h->bin[j]; /* the smallest block of a larger bin fits */
+    }
+    size_t size = rp_bsize(b);
+    rp_heap_unlink(r, b, size);
+    take(r, b, size, csz);
+    return b;
+}
+
+/* The frontier takes back b and, when it is free, the block before it. */
+static void to_frontier(reap_t *r, rp_block_t *b)
+{
+    if (!(b->head & RP_PINUSE)) {
+        rp_block_t *p = rp_at(b, -b->prev_foot);
+        rp_heap_unlink(r, p, rp_bsize(p));
+        b = p;
+    }
+    r->bump = (char *)b;
+}
+
+void rp_heap_free(reap_t *r, rp_block_t *b)
+{
+    size_t size = rp_bsize(b);
+    rp_block_t *next = rp_at(b, size);
+    b->head &= ~RP_CINUSE; /* a second free of b is caught even once merged */
+    if ((char *)next == r->bump) {
+        to_frontier(r, b);
+        return;
+    }
+    if (RP_UNLIKELY(!(next->head & RP_PINUSE)))
+        rp_misuse("heap corruption (next block says this one is free) at free of", r, rp_b2mem(b));
+    if (!(next->head & RP_CINUSE)) {
+        size_t ns = rp_bsize(next);
+        rp_heap_unlink(r, next, ns);
+        size += ns;
+        next = rp_at(next, ns);
+    }
+    if (!(b->head & RP_PINUSE)) {
+        rp_block_t *p = rp_at(b, -b->prev_foot);
+        size_t ps = rp_bsize(p);
+        rp_heap_unlink(r, p, ps);
+        size += ps;
+        b = p;
+    }
+    if ((next->head & RP_FENCE) && (b->head & RP_PINUSE) && rp_region_try_release(r, b, size))
+        return;
+    if (RP_UNLIKELY(!r->heap) && !rp_region_heap_ensure(r)) {
+        /* No memory for the bins (a limit): with no heap there were no free
+         * neighbours, so b is as it was; it stays lost until reap_clear. */
+        b->head |= RP_CINUSE;
+        return;
+    }
+    b->head = size | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
+    next->prev_foot = size;
+    next->head &= ~RP_PINUSE;
+    rp_heap_insert(r, b, size);
+}
+
+void rp_heap_trim(reap_t *r, rp_block_t *b, size_t csz)
+{
+    size_t size = rp_bsize(b);
+    if (size - csz < RP_MIN_BLOCK)
+        return;
+    size_t tag = (size_t)r->tag << RP_TAG_SHIFT;
+    b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | tag;
+    rp_block_t *rest = rp_at(b, csz);
+    rest->head = (size - csz) | RP_PINUSE | RP_CINUSE | tag;
+    rp_heap_free(r, rest);
+}
+
+/* ---- debug: the full invariant walk ------------------------------------------ */
+
+static void check_fail(const reap_t *r, const void *where, const char *what)
+{
+    rp_misuse(what, r, where);
+}
+
+/* Walk the blocks of one chunk from its arena to the frontier or fence;
+ * returns the bytes of free blocks met. */
+static size_t check_chunk(const reap_t *r, const rp_chunk_t *c)
+{
+    size_t free_bytes = 0;
+    bool prev_inuse = true;
+    rp_block_t *b = (rp_block_t *)rp_chunk_arena(r, c);
+    for (;;) {
+        if ((char *)b == r->bump && c == r->chunk) {
+            if (!prev_inuse)
+                check_fail(r, b, "free block before the frontier");
+            return free_bytes;
+        }
+        size_t h = b->head, s = rp_bsize(b);
+        if ((h >> RP_TAG_SHIFT) != r->tag)
+            check_fail(r, b, "block with a foreign tag");
+        if (!!(h & RP_PINUSE) != prev_inuse)
+            check_fail(r, b, "RP_PINUSE out of step with the previous block");
+        if (h & RP_FENCE)
+            return free_bytes;
+        if (s < RP_MIN_BLOCK || s % RP_GRAIN)
+            check_fail(r, b, "block of impossible size");
+        if (!(h & RP_CINUSE)) {
+            if (!prev_inuse)
+                check_fail(r, b, "two free blocks side by side");
+            if (rp_at(b, s)->prev_foot != s)
+                check_fail(r, b, "free block without its footer");
+            free_bytes += s;
+        }
+        prev_inuse = (h & RP_CINUSE) != 0;
+        b = rp_at(b, s);
+    }
+}
+
+void rp_heap_check(const reap_t *r)
+{
+    size_t walked = 0, binned = 0;
+    for (const rp_chunk_t *c = r->chunk; c; c = c->older)
+        walked += check_chunk(r, c);
+    if (r->heap)
+        for (unsigned i = 0; i < RP_NBINS; i++) {
+            bool set = (r->heap->map[i / 64] >> (i % 64)) & 1;
+            if (set != (r->heap->bin[i] != NULL))
+                check_fail(r, r->heap, "bin bitmap out of step");
+            for (rp_block_t *b = r->heap->bin[i]; b; b = b->fd) {
+                if (rp_bin_index(rp_bsize(b)) != i || (b->head & RP_CINUSE))
+                    check_fail(r, b, "block in the wrong bin");
+                if (b->fd && b->fd->bk != b)
+                    check_fail(r, b, "broken bin links");
+                binned += rp_bsize(b);
+            }
+        }
+    if (walked != binned || binned != r->heap_free_bytes || r->heap_empty != (binned == 0))
+        check_fail(r, r->heap, "free bytes walked, binned and counted differ");
+}

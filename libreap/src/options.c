@@ -1,0 +1,71 @@
+/*
+ * options.c - libreap's tunables, in one table.
+ *
+ * Every number a reap's behaviour depends on lives here with its default,
+ * and each can be overridden from the environment (REAP_FIRST_CHUNK=16384,
+ * sizes accept k/m suffixes).  rp_options_init() reads them once, on the
+ * first reap_create(); out-of-range values keep the default.
+ */
+#include <stdlib.h>
+
+#include "internal.h"
+
+rp_options_t rp_opt = {
+    .first_chunk = 8192,          /* the 2002 reaps' first chunk */
+    .max_chunk = 1u << 20,        /* chunks double from 8 KiB up to 1 MiB */
+    .large_threshold = 64u << 10, /* larger objects get their own base block */
+    .tail_keep = 256,             /* smaller tails of retired chunks are left */
+    .base_cache = 16u << 20,      /* free chunks kept mapped for reuse */
+};
+
+typedef struct option_desc {
+    const char *env;
+    size_t *value;
+    size_t min, max;
+} option_desc_t;
+
+static const option_desc_t options[] = {
+    {"REAP_FIRST_CHUNK", &rp_opt.first_chunk, 4096, 1u << 20},
+    {"REAP_MAX_CHUNK", &rp_opt.max_chunk, 8192, 1u << 28},
+    {"REAP_LARGE_THRESHOLD", &rp_opt.large_threshold, 1024, 1u << 24},
+    {"REAP_TAIL_KEEP", &rp_opt.tail_keep, RP_MIN_BLOCK, 1u << 20},
+    {"REAP_BASE_CACHE", &rp_opt.base_cache, 0, (size_t)1 << 40},
+};
+
+/* Parse "123", "64k", "1m"; returns false when it is not such a number. */
+static bool parse_size(const char *s, size_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s)
+        return false;
+    if (*end == 'k' || *end == 'K')
+        v <<= 10, end++;
+    else if (*end == 'm' || *end == 'M')
+        v <<= 20, end++;
+    if (*end != '\0')
+        return false;
+    *out = (size_t)v;
+    return true;
+}
+
+static void options_read(void)
+{
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
+        const char *s = getenv(options[i].env);
+        size_t v;
+        if (s && parse_size(s, &v) && v >= options[i].min && v <= options[i].max)
+            *options[i].value = v;
+    }
+    /* The first chunk must hold a reap and leave room to bump. */
+    if (rp_opt.max_chunk < rp_opt.first_chunk)
+        rp_opt.max_chunk = rp_opt.first_chunk;
+    if (rp_opt.large_threshold > rp_opt.max_chunk / 2)
+        rp_opt.large_threshold = rp_opt.max_chunk / 2;
+}
+
+void rp_options_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, options_read);
+}

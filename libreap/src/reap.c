@@ -1,0 +1,275 @@
+/*
+ * reap.c - reap objects: create, clear, destroy, nesting, limits, misuse.
+ *
+ * A reap lives at the start of its first chunk, followed by the caller's
+ * user area, so creating one costs one base allocation.  Reaps form a tree:
+ * a reap's children are on a list guarded by its lock, which is the only
+ * lock a reap ever takes, and only to add or remove a child; clear and
+ * destroy take children off one at a time and destroy them depth first.
+ *
+ * Footprint accounting: each reap counts the bytes it holds.  A reap with a
+ * limit also counts its whole subtree (tree_footprint), and every reap knows
+ * its nearest such ancestor-or-self (acct), so growing a chunk charges only
+ * the accounting reaps above it: reaps without limits never share a counter.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base.h"
+#include "internal.h"
+
+const char *reap_version(void) { return REAP_VERSION_STRING; }
+
+/* ---- misuse ------------------------------------------------------------------- */
+
+static reap_misuse_fn misuse_handler;
+
+void reap_set_misuse_handler(reap_misuse_fn fn) { misuse_handler = fn; }
+
+void rp_misuse(const char *what, const reap_t *r, const void *p)
+{
+    if (misuse_handler)
+        misuse_handler(what, r, p);
+    else
+        fprintf(stderr, "libreap: %s %p (reap %p)\n", what, p, (const void *)r);
+    abort();
+}
+
+/* ---- accounting ---------------------------------------------------------------- */
+
+static reap_t *acct_up(const reap_t *a) { return a->parent ? a->parent->acct : NULL; }
+
+static void peak_raise(_Atomic uint64_t *peak, uint64_t now)
+{
+    uint64_t old = atomic_load_explicit(peak, memory_order_relaxed);
+    while (old < now && !atomic_compare_exchange_weak(peak, &old, now))
+        ;
+}
+
+/* Charge n bytes to acct and every accounting reap above it, all or none. */
+static int charge_chain(reap_t *acct, size_t n)
+{
+    for (reap_t *a = acct; a; a = acct_up(a)) {
+        uint64_t now = atomic_fetch_add(&a->tree_footprint, n) + n;
+        if (a->limit && now > a->limit) {
+            atomic_fetch_sub(&a->tree_footprint, n);
+            for (reap_t *u = acct; u != a; u = acct_up(u))
+                atomic_fetch_sub(&u->tree_footprint, n);
+            return ENOMEM;
+        }
+    }
+    for (reap_t *a = acct; a; a = acct_up(a))
+        peak_raise(&a->tree_peak, atomic_load(&a->tree_footprint));
+    return 0;
+}
+
+static void uncharge_chain(reap_t *acct, size_t n)
+{
+    for (reap_t *a = acct; a; a = acct_up(a))
+        atomic_fetch_sub(&a->tree_footprint, n);
+}
+
+int rp_charge(reap_t *r, size_t n)
+{
+    if (charge_chain(r->acct, n) != 0)
+        return ENOMEM;
+    r->footprint += n;
+    if (r->footprint > r->peak_footprint)
+        r->peak_footprint = r->footprint;
+    return 0;
+}
+
+void rp_uncharge(reap_t *r, size_t n)
+{
+    uncharge_chain(r->acct, n);
+    r->footprint -= n;
+}
+
+void rp_live_sub(reap_t *r, size_t n)
+{
+    /* live_bytes only falls here, so its peak is the value just before. */
+    if (r->live_bytes > r->peak_live_bytes)
+        r->peak_live_bytes = r->live_bytes;
+    r->live_bytes -= n;
+}
+
+/* ---- the tree ------------------------------------------------------------------- */
+
+static void link_child(reap_t *parent, reap_t *c)
+{
+    pthread_mutex_lock(&parent->lock);
+    c->next_sibling = parent->children;
+    if (parent->children)
+        parent->children->prev_sibling = c;
+    parent->children = c;
+    pthread_mutex_unlock(&parent->lock);
+}
+
+static void unlink_child(reap_t *parent, reap_t *c)
+{
+    pthread_mutex_lock(&parent->lock);
+    if (c->prev_sibling)
+        c->prev_sibling->next_sibling = c->next_sibling;
+    else
+        parent->children = c->next_sibling;
+    if (c->next_sibling)
+        c->next_sibling->prev_sibling = c->prev_sibling;
+    pthread_mutex_unlock(&parent->lock);
+}
+
+/* Tags step by an odd constant modulo 2^16, so 65,535 reaps in a row get
+ * different tags and neighbouring reaps' tags differ in many bits. */
+static uint16_t next_tag(void)
+{
+    static _Atomic uint32_t counter;
+    uint16_t t;
+    do
+        t = (uint16_t)((atomic_fetch_add(&counter, 1) + 1) * 40503u);
+    while (t == 0);
+    return t;
+}
+
+/* ---- create --------------------------------------------------------------------- */
+
+static size_t first_chunk_size(size_t user)
+{
+    size_t need = sizeof(rp_chunk_t) + RP_REAP_SIZE + user + 1024 + RP_FENCE_ROOM;
+    size_t size = rp_opt.first_chunk;
+    while (size < need)
+        size *= 2;
+    return rp_base_usable(size);
+}
+
+reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
+{
+    rp_options_init();
+    size_t user = opts ? opts->user_size : 0;
+    if (user > (64u << 10))
+        return NULL;
+    user = (user + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1);
+    size_t size = first_chunk_size(user);
+    reap_t *acct = parent ? parent->acct : NULL;
+    if (charge_chain(acct, size) != 0) {
+        parent->limit_failures++;
+        return NULL;
+    }
+    rp_chunk_t *c = rp_base_alloc(size);
+    if (!c) {
+        uncharge_chain(acct, size);
+        return NULL;
+    }
+    reap_t *r = (reap_t *)(c + 1);
+    memset(r, 0, RP_REAP_SIZE + user);
+    r->tag = next_tag();
+    r->head_bits = RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
+    r->heap_empty = true;
+    r->user_size = user;
+    r->acct = acct;
+    r->parent = parent;
+    r->footprint = r->peak_footprint = size;
+    pthread_mutex_init(&r->lock, NULL);
+    rp_region_init(r, c, size);
+    if (parent)
+        link_child(parent, r);
+    return r;
+}
+
+reap_t *reap_create(reap_t *parent) { return reap_create_ex(parent, NULL); }
+
+void *reap_user_area(reap_t *r)
+{
+    return r && r->user_size ? (char *)r + RP_REAP_SIZE : NULL;
+}
+
+reap_t *reap_parent(const reap_t *r) { return r ? r->parent : NULL; }
+
+/* ---- clear and destroy ------------------------------------------------------------ */
+
+static void destroy_detached(reap_t *r);
+
+/* Take the children off one at a time, so a thread adding a child meanwhile
+ * (a misuse APR also forbids) cannot corrupt the list. */
+static void destroy_children(reap_t *r)
+{
+    for (;;) {
+        pthread_mutex_lock(&r->lock);
+        reap_t *c = r->children;
+        if (c) {
+            r->children = c->next_sibling;
+            if (c->next_sibling)
+                c->next_sibling->prev_sibling = NULL;
+        }
+        pthread_mutex_unlock(&r->lock);
+        if (!c)
+            return;
+        destroy_detached(c);
+    }
+}
+
+static void destroy_detached(reap_t *r)
+{
+    destroy_children(r);
+    rp_region_release_all(r);
+    size_t size = r->first->size;
+    uncharge_chain(r->acct, size);
+    pthread_mutex_destroy(&r->lock);
+    rp_base_free(r->first, size);
+}
+
+void reap_destroy(reap_t *r)
+{
+    if (RP_UNLIKELY(r == NULL))
+        rp_misuse("reap_destroy of a NULL reap", r, NULL);
+    if (r->parent)
+        unlink_child(r->parent, r);
+    destroy_detached(r);
+}
+
+void reap_clear(reap_t *r)
+{
+    if (RP_UNLIKELY(r == NULL))
+        rp_misuse("reap_clear of a NULL reap", r, NULL);
+    destroy_children(r);
+    rp_live_sub(r, r->live_bytes);
+    r->cleared_objects = r->allocs - r->frees;
+    r->clears++;
+    r->heap = NULL;
+    r->heap_empty = true;
+    r->heap_free_bytes = 0;
+    rp_region_reset(r);
+}
+
+/* ---- limits ------------------------------------------------------------------------- */
+
+/* Make every reap below r whose accounting reap was old account to r
+ * instead; reaps with limits of their own (and so their subtrees) keep theirs.
+ * Returns the footprint of r's subtree. */
+static uint64_t adopt_subtree(reap_t *r, reap_t *old, reap_t *acct)
+{
+    uint64_t sum = r->footprint;
+    if (r->acct == old)
+        r->acct = acct;
+    pthread_mutex_lock(&r->lock);
+    for (reap_t *c = r->children; c; c = c->next_sibling)
+        sum += adopt_subtree(c, old, acct);
+    pthread_mutex_unlock(&r->lock);
+    return sum;
+}
+
+int reap_set_limit(reap_t *r, size_t bytes)
+{
+    if (RP_UNLIKELY(r == NULL))
+        rp_misuse("reap_set_limit on a NULL reap", r, NULL);
+    if (r->acct != r) {
+        reap_t *old = r->acct;
+        uint64_t fp = adopt_subtree(r, old, r);
+        r->acct = r;
+        atomic_store(&r->tree_footprint, fp);
+        atomic_store(&r->tree_peak, fp);
+    }
+    r->limit = bytes;
+    return 0;
+}
+
+size_t reap_get_limit(const reap_t *r) { return r && r->acct == r ? r->limit : 0; }

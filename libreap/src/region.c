@@ -1,0 +1,285 @@
+/*
+ * region.c - a reap's chunks, its bump frontier, and its large objects.
+ *
+ * This is the region half of a reap.  Blocks are bumped through chunks that
+ * double from rp_opt.first_chunk up to rp_opt.max_chunk; the first chunk
+ * also holds the reap itself and is kept by reap_clear().  When a block does
+ * not fit, the current chunk is retired: a fence is written at its frontier
+ * so coalescing stops there, and a tail of at least rp_opt.tail_keep bytes
+ * goes onto the heap instead of being wasted.  A retired chunk whose blocks
+ * all come free again goes back to the base allocator.  Objects above
+ * rp_opt.large_threshold get a base block each, on a list for clear/destroy.
+ * Every byte taken from or given back to the base allocator is charged or
+ * uncharged here, which is where footprint limits bite.
+ */
+#include <string.h>
+
+#include "base.h"
+#include "internal.h"
+
+/* Retired chunks link both ways so an empty one unlinks in O(1); the fence
+ * remembers its chunk so a whole-chunk free block finds it. */
+typedef struct fence {
+    size_t prev_foot;
+    size_t head;
+    rp_chunk_t *chunk;
+} fence_t;
+
+/* The newer neighbour of c in the chunk list, found by walking from the
+ * current chunk: the list is as long as the number of doublings, so short. */
+static rp_chunk_t *chunk_newer(const reap_t *r, const rp_chunk_t *c)
+{
+    rp_chunk_t *n = r->chunk;
+    while (n && n->older != c)
+        n = n->older;
+    return n;
+}
+
+char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c)
+{
+    char *a = (char *)c + sizeof(rp_chunk_t);
+    if (c == r->first)
+        a += RP_REAP_SIZE + ((r->user_size + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1));
+    return a;
+}
+
+static void set_frontier(reap_t *r, rp_chunk_t *c)
+{
+    r->chunk = c;
+    r->bump = rp_chunk_arena(r, c);
+    r->bump_end = (char *)c + c->size - RP_FENCE_ROOM;
+}
+
+void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size)
+{
+    first->older = NULL;
+    first->size = first_size;
+    r->first = first;
+    set_frontier(r, first);
+    r->next_chunk_size = first_size * 2 < rp_opt.max_chunk ? first_size * 2 : rp_opt.max_chunk;
+}
+
+/* The heap's bin table is carved from the frontier as an ordinary in-use
+ * block that nothing ever frees; it is not counted as live. */
+static void heap_create(reap_t *r)
+{
+    size_t csz = rp_request2size(sizeof(rp_heap_t));
+    rp_block_t *b = (rp_block_t *)r->bump;
+    r->bump += csz;
+    b->head = csz | r->head_bits;
+    r->heap = rp_b2mem(b);
+    memset(r->heap, 0, sizeof(rp_heap_t));
+}
+
+/* Close the chunk the frontier is leaving: the tail becomes a free block on
+ * the heap when it is worth keeping, and a fence ends the chunk. */
+static void retire(reap_t *r, rp_chunk_t *old, char *bump, char *end)
+{
+    size_t tail = (size_t)(end - bump);
+    size_t pinuse = RP_PINUSE;
+    if (tail >= rp_opt.tail_keep) {
+        rp_block_t *t = (rp_block_t *)bump;
+        if (!r->heap)
+            heap_create(r);
+        t->head = tail | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
+        bump = end;
+        pinuse = 0;
+    }
+    /* When the block before the fence is in use, the fence's prev_foot is
+     * the last word of that block's payload: leave it alone. */
+    fence_t *f = (fence_t *)bump;
+    if (!pinuse)
+        f->prev_foot = tail;
+    f->head = (size_t)((char *)old + old->size - bump) | pinuse | RP_CINUSE | RP_FENCE |
+              ((size_t)r->tag << RP_TAG_SHIFT);
+    f->chunk = old;
+    if (!pinuse)
+        rp_heap_insert(r, (rp_block_t *)(end - tail), tail);
+}
+
+/* Charge a chunk of the doubling size or, when a limit refuses that, of
+ * the least size that serves need: near its limit a reap grows in small
+ * steps rather than failing while far below it.  Returns the size, or 0. */
+static size_t charge_chunk(reap_t *r, size_t need)
+{
+    size_t size = r->next_chunk_size;
+    while (size < need)
+        size *= 2;
+    size = rp_base_usable(size);
+    if (rp_charge(r, size) == 0)
+        return size;
+    size = rp_base_usable(need);
+    if (rp_charge(r, size) == 0)
+        return size;
+    r->limit_failures++;
+    return 0;
+}
+
+/* Open a chunk that fits a block of csz bytes (and the bin table, should
+ * retiring the current chunk need one).  Returns 0 or ENOMEM. */
+static int new_chunk(reap_t *r, size_t csz)
+{
+    size_t need = sizeof(rp_chunk_t) + csz + rp_request2size(sizeof(rp_heap_t)) + RP_FENCE_ROOM;
+    size_t size = charge_chunk(r, need);
+    if (size == 0)
+        return ENOMEM;
+    rp_chunk_t *c = rp_base_alloc(size);
+    if (!c) {
+        rp_uncharge(r, size);
+        return ENOMEM;
+    }
+    rp_chunk_t *old = r->chunk;
+    char *old_bump = r->bump, *old_end = r->bump_end;
+    c->older = old;
+    c->size = size;
+    set_frontier(r, c);
+    retire(r, old, old_bump, old_end);
+    if (r->next_chunk_size < rp_opt.max_chunk)
+        r->next_chunk_size *= 2;
+    return 0;
+}
+
+bool rp_region_heap_ensure(reap_t *r)
+{
+    size_t csz = rp_request2size(sizeof(rp_heap_t));
+    if (r->heap)
+        return true;
+    if (csz > (size_t)(r->bump_end - r->bump) && new_chunk(r, csz) != 0)
+        return false;
+    if (!r->heap) /* retiring the old chunk may have made it already */
+        heap_create(r);
+    return true;
+}
+
+rp_block_t *rp_region_bump(reap_t *r, size_t csz)
+{
+    if (csz > (size_t)(r->bump_end - r->bump) && new_chunk(r, csz) != 0)
+        return NULL;
+    rp_block_t *b = (rp_block_t *)r->bump;
+    r->bump += csz;
+    b->head = csz | r->head_bits;
+    return b;
+}
+
+static void chunk_release(reap_t *r, rp_chunk_t *c)
+{
+    size_t size = c->size;
+    rp_base_free(c, size);
+    rp_uncharge(r, size);
+}
+
+bool rp_region_try_release(reap_t *r, rp_block_t *b, size_t size)
+{
+    fence_t *f = (fence_t *)rp_at(b, size);
+    rp_chunk_t *c = f->chunk;
+    if (c == r->first || (char *)b != rp_chunk_arena(r, c))
+        return false;
+    chunk_newer(r, c)->older = c->older;
+    chunk_release(r, c);
+    return true;
+}
+
+/* ---- large objects --------------------------------------------------------- */
+
+/* A large object: [padding][rp_large_t][prev_foot][head][payload ... end). */
+#define LARGE_HEAD (sizeof(rp_large_t) + 2 * sizeof(size_t))
+
+void *rp_large_alloc(reap_t *r, size_t n, size_t alignment)
+{
+    size_t pad = alignment > RP_GRAIN ? alignment - RP_GRAIN : 0;
+    if (n >= RP_MAX_REQUEST || pad >= RP_MAX_REQUEST)
+        return NULL;
+    size_t size = rp_base_usable(LARGE_HEAD + n + pad);
+    if (rp_charge(r, size) != 0) {
+        r->limit_failures++;
+        return NULL;
+    }
+    char *base = rp_base_alloc(size);
+    if (!base) {
+        rp_uncharge(r, size);
+        return NULL;
+    }
+    uintptr_t mem = ((uintptr_t)base + LARGE_HEAD + alignment - 1) & ~(uintptr_t)(alignment - 1);
+    rp_large_t *lg = (rp_large_t *)(mem - LARGE_HEAD);
+    rp_block_t *b = rp_mem2b((void *)mem);
+    size_t usable = ((uintptr_t)base + size - mem) & ~(size_t)RP_FLAGS;
+    lg->base = base;
+    lg->base_size = size;
+    lg->prev = NULL;
+    lg->next = r->large;
+    if (r->large)
+        r->large->prev = lg;
+    r->large = lg;
+    b->head = usable | RP_LARGE | RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
+    r->live_bytes += size;
+    return (void *)mem;
+}
+
+static rp_large_t *large_of(const rp_block_t *b)
+{
+    return (rp_large_t *)((char *)b + 2 * sizeof(size_t) - LARGE_HEAD);
+}
+
+size_t rp_large_usable(const rp_block_t *b) { return rp_bsize(b); }
+
+size_t rp_large_footprint(const rp_block_t *b) { return large_of(b)->base_size; }
+
+void rp_large_free(reap_t *r, rp_block_t *b)
+{
+    rp_large_t *lg = large_of(b);
+    if (lg->prev)
+        lg->prev->next = lg->next;
+    else
+        r->large = lg->next;
+    if (lg->next)
+        lg->next->prev = lg->prev;
+    b->head &= ~RP_CINUSE;
+    rp_live_sub(r, lg->base_size);
+    size_t size = lg->base_size;
+    rp_base_free(lg->base, size);
+    rp_uncharge(r, size);
+}
+
+/* ---- clear and destroy ------------------------------------------------------- */
+
+static void release_large(reap_t *r)
+{
+    rp_large_t *lg = r->large;
+    r->large = NULL;
+    while (lg) {
+        rp_large_t *next = lg->next;
+        size_t size = lg->base_size;
+        rp_base_free(lg->base, size);
+        rp_uncharge(r, size);
+        lg = next;
+    }
+}
+
+void rp_region_release_all(reap_t *r)
+{
+    release_large(r);
+    rp_chunk_t *c = r->chunk;
+    while (c != r->first) {
+        rp_chunk_t *older = c->older;
+        chunk_release(r, c);
+        c = older;
+    }
+    r->chunk = r->first;
+}
+
+void rp_region_reset(reap_t *r)
+{
+    rp_region_release_all(r);
+    rp_region_init(r, r->first, r->first->size);
+}
+
+bool rp_region_owns(const reap_t *r, const void *p)
+{
+    for (const rp_chunk_t *c = r->chunk; c; c = c->older)
+        if ((const char *)p > (const char *)c && (const char *)p < (const char *)c + c->size)
+            return true;
+    for (const rp_large_t *lg = r->large; lg; lg = lg->next)
+        if ((const char *)p == (const char *)lg + LARGE_HEAD)
+            return true;
+    return false;
+}

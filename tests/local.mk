@@ -1,0 +1,35 @@
+# Unit tests (one per libreap source file, may see internals through
+# libreap_core.la) and integration tests (public API only, libreap.la).
+if HAVE_CMOCKA
+UNIT_LDADD = libreap/libreap_core.la $(CMOCKA_LIBS)
+UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/libreap/src
+
+REAP_TESTS = tests/unit/test_leaheap tests/unit/test_region \
+	tests/unit/test_reap tests/unit/test_alloc tests/unit/test_stats \
+	tests/integration/test_api tests/integration/test_model \
+	tests/integration/test_threads tests/integration/test_misuse
+tests_unit_test_leaheap_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_leaheap_LDADD = $(UNIT_LDADD)
+tests_unit_test_region_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_region_LDADD = $(UNIT_LDADD)
+tests_unit_test_reap_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_reap_LDADD = $(UNIT_LDADD)
+tests_unit_test_alloc_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_alloc_LDADD = $(UNIT_LDADD)
+tests_unit_test_stats_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_stats_LDADD = $(UNIT_LDADD)
+
+INTEG_LDADD = libreap/libreap.la $(CMOCKA_LIBS)
+INTEG_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
+tests_integration_test_api_CFLAGS = $(INTEG_CFLAGS)
+tests_integration_test_api_LDADD = $(INTEG_LDADD)
+tests_integration_test_model_CFLAGS = $(INTEG_CFLAGS)
+tests_integration_test_model_LDADD = $(INTEG_LDADD)
+tests_integration_test_threads_CFLAGS = $(INTEG_CFLAGS)
+tests_integration_test_threads_LDADD = $(INTEG_LDADD)
+tests_integration_test_misuse_CFLAGS = $(INTEG_CFLAGS)
+tests_integration_test_misuse_LDADD = $(INTEG_LDADD)
+
+check_PROGRAMS += $(REAP_TESTS)
+TESTS += $(REAP_TESTS)
+endif

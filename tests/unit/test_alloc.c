@@ -1,0 +1,196 @@
+/*
+ * test_alloc.c - the object API: alignment, calloc overflow, realloc in place
+ * and by moving, aligned allocation, usable size, impossible sizes.
+ * Sees internals.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void every_pointer_is_16_aligned_with_room(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    for (size_t n = 0; n < 5000; n += 7) {
+        char *p = reap_malloc(r, n);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % 16, 0);
+        assert_true(reap_usable_size(p) >= n);
+        assert_true(reap_usable_size(p) < n + 32);
+        memset(p, 0x5a, reap_usable_size(p));
+    }
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+static void header_costs_eight_bytes(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *a = reap_malloc(r, 24), *b = reap_malloc(r, 24);
+    assert_int_equal(b - a, 32); /* 24 bytes + 8 of header */
+    char *c = reap_malloc(r, 40), *d = reap_malloc(r, 1);
+    assert_int_equal(d - c, 48);
+    assert_int_equal(reap_usable_size(d), 24);
+    reap_destroy(r);
+}
+
+static void malloc_zero_gives_distinct_objects(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    void *a = reap_malloc(r, 0), *b = reap_malloc(r, 0);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_ptr_not_equal(a, b);
+    reap_free(r, a);
+    reap_free(r, b);
+    reap_destroy(r);
+}
+
+static void impossible_sizes_return_null(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    assert_null(reap_malloc(r, SIZE_MAX));
+    assert_null(reap_malloc(r, SIZE_MAX - 20));
+    assert_null(reap_malloc(r, (size_t)1 << 60));
+    assert_null(reap_calloc(r, SIZE_MAX / 2, 3));
+    assert_null(reap_calloc(r, (size_t)1 << 33, (size_t)1 << 33));
+    assert_null(reap_aligned_alloc(r, 64, SIZE_MAX - 10));
+    assert_non_null(reap_malloc(r, 10)); /* and the reap goes on */
+    reap_destroy(r);
+}
+
+static void calloc_zeroes_reused_memory(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *p = reap_malloc(r, 500);
+    memset(p, 0xff, 500);
+    reap_malloc(r, 8);
+    reap_free(r, p);
+    unsigned char *q = reap_calloc(r, 50, 10);
+    assert_ptr_equal(q, p);
+    for (int i = 0; i < 500; i++)
+        assert_int_equal(q[i], 0);
+    reap_destroy(r);
+}
+
+static void realloc_grows_in_place_at_the_frontier(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *p = reap_malloc(r, 100);
+    memset(p, 7, 100);
+    char *q = reap_realloc(r, p, 3000);
+    assert_ptr_equal(q, p);
+    assert_true(reap_usable_size(q) >= 3000);
+    assert_int_equal(q[99], 7);
+    assert_ptr_equal(r->bump, q - 16 + rp_request2size(3000));
+    q = reap_realloc(r, q, 50); /* shrinking gives the rest back */
+    assert_ptr_equal(q, p);
+    assert_ptr_equal(r->bump, q - 16 + rp_request2size(50));
+    reap_destroy(r);
+}
+
+static void realloc_grows_in_place_into_a_free_neighbour(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *p = reap_malloc(r, 100), *n = reap_malloc(r, 400);
+    reap_malloc(r, 8);
+    memset(p, 3, 100);
+    reap_free(r, n);
+    char *q = reap_realloc(r, p, 300);
+    assert_ptr_equal(q, p);
+    assert_int_equal(q[0], 3);
+    assert_int_equal(q[99], 3);
+    rp_heap_check(r);
+    assert_int_equal(r->heap_free_bytes, rp_request2size(100) + rp_request2size(400) - rp_request2size(300));
+    reap_destroy(r);
+}
+
+static void realloc_moves_and_keeps_contents(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *p = reap_malloc(r, 100);
+    reap_malloc(r, 8); /* pins p in place */
+    for (int i = 0; i < 100; i++)
+        p[i] = (char)i;
+    char *q = reap_realloc(r, p, 1000);
+    assert_ptr_not_equal(q, p);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(q[i], (char)i);
+    char *big = reap_realloc(r, q, 300000); /* to a large object */
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(big[i], (char)i);
+    char *back = reap_realloc(r, big, 10); /* and back */
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(back[i], (char)i);
+    assert_null(reap_realloc(r, back, 0));
+    char *fresh = reap_realloc(r, NULL, 20);
+    assert_non_null(fresh);
+    reap_stats_t s;
+    reap_get_stats(r, &s);
+    assert_int_equal(s.live_objects, 2); /* the pin and fresh */
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+static void realloc_failure_leaves_the_object(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    reap_set_limit(r, 32 << 10);
+    char *p = reap_malloc(r, 100);
+    strcpy(p, "still here");
+    assert_null(reap_realloc(r, p, 1 << 20));
+    assert_string_equal(p, "still here");
+    reap_free(r, p);
+    reap_destroy(r);
+}
+
+static void aligned_allocation(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    for (size_t a = 1; a <= (1u << 16); a *= 2) {
+        for (size_t n = 1; n < 100000; n = n * 5 + 3) {
+            char *p = reap_aligned_alloc(r, a, n);
+            assert_non_null(p);
+            assert_int_equal((uintptr_t)p % (a < 16 ? 16 : a), 0);
+            assert_true(reap_usable_size(p) >= n);
+            memset(p, 1, n);
+            if (n % 2)
+                reap_free(r, p);
+        }
+    }
+    rp_heap_check(r);
+    assert_null(reap_aligned_alloc(r, 48, 10));
+    assert_null(reap_aligned_alloc(r, 0, 10));
+    reap_destroy(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_pointer_is_16_aligned_with_room),
+        cmocka_unit_test(header_costs_eight_bytes),
+        cmocka_unit_test(malloc_zero_gives_distinct_objects),
+        cmocka_unit_test(impossible_sizes_return_null),
+        cmocka_unit_test(calloc_zeroes_reused_memory),
+        cmocka_unit_test(realloc_grows_in_place_at_the_frontier),
+        cmocka_unit_test(realloc_grows_in_place_into_a_free_neighbour),
+        cmocka_unit_test(realloc_moves_and_keeps_contents),
+        cmocka_unit_test(realloc_failure_leaves_the_object),
+        cmocka_unit_test(aligned_allocation),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

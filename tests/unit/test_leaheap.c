@@ -1,0 +1,153 @@
+/*
+ * test_leaheap.c - the reap's heap: bins, best fit, splitting, coalescing,
+ * and the return of blocks to the frontier.  Sees internals.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "internal.h"
+
+static size_t block_of(const void *p) { return rp_bsize(rp_mem2b(p)); }
+
+static void bins_are_exact_then_four_per_power_of_two(void **state)
+{
+    (void)state;
+    for (size_t s = RP_MIN_BLOCK; s < RP_SMALL_LIMIT; s += RP_GRAIN)
+        assert_int_equal(rp_bin_index(s), s / RP_GRAIN);
+    assert_int_equal(rp_bin_index(1024), RP_NSMALL);
+    assert_int_equal(rp_bin_index(1279), RP_NSMALL);
+    assert_int_equal(rp_bin_index(1280), RP_NSMALL + 1);
+    assert_int_equal(rp_bin_index(2048), RP_NSMALL + 4);
+    unsigned last = 0;
+    for (size_t s = 1024; s < ((size_t)1 << 30); s += s / 7 + 16) {
+        unsigned i = rp_bin_index(s);
+        assert_true(i >= last && i < RP_NBINS);
+        last = i;
+    }
+    assert_int_equal(rp_bin_index((size_t)1 << 40), RP_NBINS - 1);
+}
+
+static void region_mode_never_makes_bins(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    for (int i = 0; i < 10000; i++)
+        assert_non_null(reap_malloc(r, (size_t)(i % 200)));
+    assert_null(r->heap);
+    assert_true(r->heap_empty);
+    reap_destroy(r);
+}
+
+static void three_adjacent_frees_serve_one_large_request(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *a = reap_malloc(r, 100), *b = reap_malloc(r, 200), *c = reap_malloc(r, 300);
+    char *guard = reap_malloc(r, 16); /* keeps c away from the frontier */
+    size_t total = block_of(a) + block_of(b) + block_of(c);
+    reap_free(r, a);
+    reap_free(r, c);
+    reap_free(r, b); /* joins both neighbours */
+    assert_int_equal(r->heap_free_bytes, total);
+    rp_heap_check(r);
+    char *big = reap_malloc(r, total - RP_HEADER);
+    assert_ptr_equal(big, a);
+    assert_int_equal(r->heap_free_bytes, 0);
+    assert_true(r->heap_empty);
+    (void)guard;
+    reap_destroy(r);
+}
+
+static void free_next_to_frontier_goes_back(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    /* the first free that needs the bins carves them at the frontier */
+    char *early = reap_malloc(r, 40);
+    reap_malloc(r, 8);
+    reap_free(r, early);
+    assert_non_null(r->heap);
+    reap_malloc(r, 40); /* takes early's block back */
+    char *a = reap_malloc(r, 40);
+    char *b = reap_malloc(r, 40);
+    char *frontier = r->bump;
+    reap_free(r, b);
+    assert_ptr_equal(r->bump, (char *)rp_mem2b(b));
+    assert_true(frontier > r->bump);
+    assert_ptr_equal(reap_malloc(r, 40), b);
+    /* a free predecessor goes back to the frontier with it */
+    char *c = reap_malloc(r, 40);
+    reap_free(r, b);
+    assert_int_equal(r->heap_free_bytes, block_of(a));
+    reap_free(r, c);
+    assert_ptr_equal(r->bump, (char *)rp_mem2b(b));
+    assert_int_equal(r->heap_free_bytes, 0);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+static void ranged_bins_give_the_best_fit(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    size_t sizes[] = {1500, 1100, 1300, 1200};
+    char *p[4];
+    for (int i = 0; i < 4; i++) {
+        p[i] = reap_malloc(r, sizes[i]);
+        assert_non_null(reap_malloc(r, 8)); /* separators */
+    }
+    for (int i = 0; i < 4; i++)
+        reap_free(r, p[i]);
+    assert_ptr_equal(reap_malloc(r, 1250), p[2]); /* 1300 is the tightest fit */
+    assert_ptr_equal(reap_malloc(r, 1100), p[1]);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+static void larger_blocks_split_and_keep_the_rest(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *big = reap_malloc(r, 600);
+    assert_non_null(reap_malloc(r, 8));
+    size_t bs = block_of(big);
+    reap_free(r, big);
+    char *small = reap_malloc(r, 100);
+    assert_ptr_equal(small, big);
+    assert_int_equal(block_of(small), rp_request2size(100));
+    assert_int_equal(r->heap_free_bytes, bs - rp_request2size(100));
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+static void exact_bins_are_lifo(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *a = reap_malloc(r, 64), *s1 = reap_malloc(r, 8);
+    char *b = reap_malloc(r, 64), *s2 = reap_malloc(r, 8);
+    (void)s1, (void)s2;
+    reap_free(r, a);
+    reap_free(r, b);
+    assert_ptr_equal(reap_malloc(r, 64), b);
+    assert_ptr_equal(reap_malloc(r, 64), a);
+    assert_true(r->heap_empty);
+    reap_destroy(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bins_are_exact_then_four_per_power_of_two),
+        cmocka_unit_test(region_mode_never_makes_bins),
+        cmocka_unit_test(three_adjacent_frees_serve_one_large_request),
+        cmocka_unit_test(free_next_to_frontier_goes_back),
+        cmocka_unit_test(ranged_bins_give_the_best_fit),
+        cmocka_unit_test(larger_blocks_split_and_keep_the_rest),
+        cmocka_unit_test(exact_bins_are_lifo),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

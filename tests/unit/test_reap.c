@@ -1,0 +1,181 @@
+/*
+ * test_reap.c - reap objects: creation, the user area, nesting, clear and
+ * destroy order, tags, limits over a subtree.  Sees internals.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "internal.h"
+
+static size_t count_children(reap_t *r)
+{
+    size_t n = 0;
+    for (reap_t *c = r->children; c; c = c->next_sibling)
+        n++;
+    return n;
+}
+
+static void create_links_children_both_ways(void **state)
+{
+    (void)state;
+    reap_t *p = reap_create(NULL);
+    reap_t *a = reap_create(p), *b = reap_create(p), *aa = reap_create(a);
+    assert_ptr_equal(reap_parent(a), p);
+    assert_ptr_equal(reap_parent(aa), a);
+    assert_null(reap_parent(p));
+    assert_int_equal(count_children(p), 2);
+    reap_destroy(a); /* takes aa with it */
+    assert_int_equal(count_children(p), 1);
+    assert_ptr_equal(p->children, b);
+    reap_destroy(p);
+}
+
+static void clear_destroys_children_and_keeps_the_reap(void **state)
+{
+    (void)state;
+    reap_t *p = reap_create(NULL);
+    reap_t *a = reap_create(p);
+    reap_create(a);
+    reap_create(p);
+    reap_stats_t s;
+    reap_get_tree_stats(p, &s);
+    assert_int_equal(s.reaps, 4);
+    reap_clear(p);
+    reap_get_tree_stats(p, &s);
+    assert_int_equal(s.reaps, 1);
+    assert_null(p->children);
+    assert_non_null(reap_malloc(p, 10)); /* still usable */
+    assert_non_null(reap_create(p));
+    reap_destroy(p);
+}
+
+static void user_area_is_zeroed_and_survives_clear(void **state)
+{
+    (void)state;
+    reap_options_t o = {.user_size = 100};
+    reap_t *r = reap_create_ex(NULL, &o);
+    unsigned char *u = reap_user_area(r);
+    assert_non_null(u);
+    assert_int_equal((uintptr_t)u % REAP_ALIGNMENT, 0);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(u[i], 0);
+    memset(u, 0xab, 100);
+    for (int i = 0; i < 3000; i++)
+        memset(reap_malloc(r, 64), 0xcd, 64);
+    reap_clear(r);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(u[i], 0xab);
+    char *p = reap_malloc(r, 32);
+    assert_true(p >= (char *)u + 100);
+    reap_destroy(r);
+    r = reap_create(NULL);
+    assert_null(reap_user_area(r));
+    reap_destroy(r);
+    o.user_size = (64u << 10) + 1;
+    assert_null(reap_create_ex(NULL, &o));
+}
+
+static void tags_differ_between_reaps(void **state)
+{
+    (void)state;
+    reap_t *r[64];
+    for (int i = 0; i < 64; i++) {
+        r[i] = reap_create(NULL);
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(r[i]->tag, r[j]->tag);
+    }
+    for (int i = 0; i < 64; i++)
+        reap_destroy(r[i]);
+}
+
+static void limit_refuses_and_the_reap_goes_on(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    assert_int_equal(reap_set_limit(r, 64 << 10), 0);
+    assert_int_equal(reap_get_limit(r), 64 << 10);
+    size_t got = 0;
+    void *p;
+    while ((p = reap_malloc(r, 1000)) != NULL)
+        got++;
+    assert_true(got > 20 && got < 64);
+    reap_stats_t s;
+    reap_get_stats(r, &s);
+    assert_true(s.footprint <= 64 << 10);
+    assert_true(s.limit_failures >= 1);
+    assert_null(reap_malloc(r, 200000)); /* a large object too */
+    p = reap_malloc(r, 16);              /* what still fits, fits */
+    (void)p;
+    reap_set_limit(r, 0);
+    assert_non_null(reap_malloc(r, 200000));
+    assert_int_equal(reap_get_limit(r), 0);
+    reap_destroy(r);
+}
+
+static void limit_covers_the_subtree(void **state)
+{
+    (void)state;
+    reap_t *top = reap_create(NULL);
+    reap_t *kid = reap_create(top);
+    reap_t *grandkid = reap_create(kid);
+    reap_set_limit(top, 256 << 10);
+    int n = 0;
+    while (reap_malloc(grandkid, 30000))
+        n++;
+    assert_true(n > 2);
+    reap_stats_t s;
+    reap_get_tree_stats(top, &s);
+    assert_true(s.footprint <= 256 << 10);
+    assert_int_equal(s.footprint, atomic_load(&top->tree_footprint));
+    /* children's first chunks count too: creating them stops at the limit */
+    int made = 0;
+    while (reap_create(kid))
+        made++;
+    assert_true(made < (256 << 10) / (8 << 10));
+    reap_get_tree_stats(top, &s);
+    assert_true(s.footprint <= 256 << 10);
+    /* freeing memory in the subtree makes room again */
+    reap_clear(grandkid);
+    assert_non_null(reap_malloc(grandkid, 30000));
+    reap_destroy(kid);
+    assert_int_equal(atomic_load(&top->tree_footprint), top->footprint);
+    reap_destroy(top);
+}
+
+static void nested_limits_both_hold(void **state)
+{
+    (void)state;
+    reap_t *top = reap_create(NULL);
+    reap_t *kid = reap_create(top);
+    reap_set_limit(top, 1 << 20);
+    reap_set_limit(kid, 100 << 10);
+    while (reap_malloc(kid, 4000))
+        ;
+    reap_stats_t s;
+    reap_get_tree_stats(kid, &s);
+    assert_true(s.footprint <= 100 << 10);
+    reap_t *other = reap_create(top);
+    while (reap_malloc(other, 4000))
+        ;
+    reap_get_tree_stats(top, &s);
+    assert_true(s.footprint <= 1 << 20);
+    assert_true(s.footprint > 900 << 10);
+    reap_destroy(top);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(create_links_children_both_ways),
+        cmocka_unit_test(clear_destroys_children_and_keeps_the_reap),
+        cmocka_unit_test(user_area_is_zeroed_and_survives_clear),
+        cmocka_unit_test(tags_differ_between_reaps),
+        cmocka_unit_test(limit_refuses_and_the_reap_goes_on),
+        cmocka_unit_test(limit_covers_the_subtree),
+        cmocka_unit_test(nested_limits_both_hold),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,149 @@
+/*
+ * test_region.c - chunks double up to the cap, retired tails go on the heap,
+ * empty retired chunks and large objects go back to the base allocator, and
+ * clear keeps only the first chunk.  Sees internals.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "base.h"
+#include "internal.h"
+
+static size_t nchunks(const reap_t *r)
+{
+    size_t n = 0;
+    for (const rp_chunk_t *c = r->chunk; c; c = c->older)
+        n++;
+    return n;
+}
+
+static void chunks_double_up_to_the_cap(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    size_t prev = r->chunk->size;
+    assert_int_equal(prev, rp_opt.first_chunk);
+    for (int i = 0; i < 12; i++) {
+        const rp_chunk_t *c = r->chunk;
+        while (r->chunk == c)
+            assert_non_null(reap_malloc(r, 1000));
+        size_t want = prev * 2 < rp_opt.max_chunk ? prev * 2 : rp_opt.max_chunk;
+        assert_int_equal(r->chunk->size, want);
+        prev = want;
+    }
+    assert_int_equal(r->chunk->size, rp_opt.max_chunk);
+    reap_destroy(r);
+}
+
+static void a_big_tail_goes_on_the_heap(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    size_t room = (size_t)(r->bump_end - r->bump);
+    assert_non_null(reap_malloc(r, room - 3000));
+    assert_true(r->heap_empty);
+    char *p = reap_malloc(r, 4000); /* does not fit: new chunk */
+    assert_false(r->heap_empty);
+    assert_true(r->heap_free_bytes >= 2900);
+    rp_heap_check(r);
+    char *q = reap_malloc(r, 2000); /* served from the old chunk's tail */
+    assert_true(q != p && (char *)q > (char *)r->first && (char *)q < (char *)r->first + r->first->size);
+    reap_destroy(r);
+}
+
+static void an_empty_retired_chunk_goes_back(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    /* make the bins now, in the first chunk: a chunk holding them stays */
+    void *early = reap_malloc(r, 500);
+    reap_malloc(r, 8);
+    reap_free(r, early);
+    assert_non_null(r->heap);
+    /* fill the first chunk, then a whole second one, then open a third */
+    char *x;
+    do
+        x = reap_malloc(r, 500);
+    while (r->chunk == r->first);
+    rp_chunk_t *second = r->chunk;
+    char *objs[200];
+    int n = 0;
+    objs[n++] = x;
+    while (r->chunk == second && n < 200)
+        objs[n++] = reap_malloc(r, 500);
+    assert_true(r->chunk != second);
+    for (int i = 0; i < n; i++)
+        reap_free(r, objs[i]);
+    rp_heap_check(r);
+    assert_int_equal(nchunks(r), 2); /* the second chunk is gone */
+    assert_int_equal(r->footprint, r->first->size + r->chunk->size);
+    reap_destroy(r);
+}
+
+static void large_objects_have_their_own_blocks(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    uint64_t fp = r->footprint;
+    size_t n = rp_opt.large_threshold + 1;
+    char *a = reap_malloc(r, n), *b = reap_malloc(r, 10 * n);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(rp_mem2b(a)->head & RP_LARGE);
+    assert_true(reap_usable_size(b) >= 10 * n);
+    assert_true(r->footprint >= fp + 11 * n);
+    reap_free(r, a);
+    assert_true(r->footprint >= fp + 10 * n && r->footprint < fp + 11 * n);
+    reap_clear(r);
+    assert_int_equal(r->footprint, fp);
+    reap_destroy(r);
+}
+
+static void clear_keeps_the_first_chunk_only(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    rp_chunk_t *first = r->chunk;
+    for (int i = 0; i < 5000; i++)
+        reap_malloc(r, 200);
+    assert_true(nchunks(r) > 3);
+    reap_clear(r);
+    assert_ptr_equal(r->chunk, first);
+    assert_int_equal(nchunks(r), 1);
+    assert_int_equal(r->footprint, first->size);
+    assert_ptr_equal(r->bump, rp_chunk_arena(r, first));
+    reap_destroy(r);
+}
+
+static void base_gets_everything_back(void **state)
+{
+    (void)state;
+    rp_base_stats_t before, after;
+    rp_base_get_stats(&before);
+    reap_t *r = reap_create(NULL);
+    reap_t *c = reap_create(r);
+    for (int i = 0; i < 3000; i++) {
+        reap_malloc(r, 300);
+        reap_malloc(c, 70000);
+        if (i % 100 == 0)
+            reap_free(c, reap_malloc(c, 5));
+    }
+    reap_destroy(r);
+    rp_base_get_stats(&after);
+    assert_int_equal(after.in_use, before.in_use);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(chunks_double_up_to_the_cap),
+        cmocka_unit_test(a_big_tail_goes_on_the_heap),
+        cmocka_unit_test(an_empty_retired_chunk_goes_back),
+        cmocka_unit_test(large_objects_have_their_own_blocks),
+        cmocka_unit_test(clear_keeps_the_first_chunk_only),
+        cmocka_unit_test(base_gets_everything_back),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

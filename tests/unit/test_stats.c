@@ -1,0 +1,165 @@
+/*
+ * test_stats.c - figures are exact: live bytes and objects, peaks, counts,
+ * footprint, subtree sums, and both printed forms carry every field.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static void exact_counts_through_a_life(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    reap_stats_t s;
+    reap_get_stats(r, &s);
+    assert_int_equal(s.reaps, 1);
+    assert_int_equal(s.live_bytes, 0);
+    assert_int_equal(s.footprint, rp_opt.first_chunk);
+    assert_int_equal(s.peak_footprint, rp_opt.first_chunk);
+
+    void *p[10];
+    uint64_t bytes = 0;
+    for (int i = 0; i < 10; i++) {
+        p[i] = reap_malloc(r, (size_t)(i * 37));
+        bytes += rp_request2size((size_t)(i * 37));
+    }
+    reap_get_stats(r, &s);
+    assert_int_equal(s.live_bytes, bytes);
+    assert_int_equal(s.live_objects, 10);
+    assert_int_equal(s.allocs, 10);
+    assert_int_equal(s.peak_live_bytes, bytes);
+
+    reap_free(r, p[3]);
+    reap_free(r, p[7]);
+    uint64_t freed = rp_request2size(3 * 37) + rp_request2size(7 * 37);
+    reap_get_stats(r, &s);
+    assert_int_equal(s.live_bytes, bytes - freed);
+    assert_int_equal(s.live_objects, 8);
+    assert_int_equal(s.frees, 2);
+    assert_int_equal(s.peak_live_bytes, bytes);
+    assert_int_equal(s.heap_free_bytes, freed);
+
+    reap_clear(r);
+    reap_get_stats(r, &s);
+    assert_int_equal(s.live_bytes, 0);
+    assert_int_equal(s.live_objects, 0);
+    assert_int_equal(s.clears, 1);
+    assert_int_equal(s.allocs, 10);
+    assert_int_equal(s.peak_live_bytes, bytes);
+    assert_int_equal(s.heap_free_bytes, 0);
+    reap_destroy(r);
+}
+
+static void peaks_follow_growth_after_falls(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    void *a = reap_malloc(r, 1000);
+    reap_free(r, a);
+    for (int i = 0; i < 3; i++)
+        reap_malloc(r, 1000);
+    reap_stats_t s;
+    reap_get_stats(r, &s);
+    assert_int_equal(s.peak_live_bytes, 3 * rp_request2size(1000));
+    for (int i = 0; i < 20; i++)
+        reap_malloc(r, 4000); /* needs a second chunk */
+    reap_get_stats(r, &s);
+    assert_true(s.footprint > rp_opt.first_chunk);
+    uint64_t fp = s.footprint;
+    reap_clear(r);
+    reap_get_stats(r, &s);
+    assert_int_equal(s.footprint, rp_opt.first_chunk);
+    assert_int_equal(s.peak_footprint, fp);
+    reap_destroy(r);
+}
+
+static void tree_stats_sum_the_subtree(void **state)
+{
+    (void)state;
+    reap_t *top = reap_create(NULL);
+    reap_t *a = reap_create(top), *b = reap_create(a);
+    reap_malloc(top, 100);
+    reap_malloc(a, 100);
+    reap_malloc(b, 100);
+    reap_free(b, reap_malloc(b, 50));
+    reap_stats_t s, one;
+    reap_get_tree_stats(top, &s);
+    assert_int_equal(s.reaps, 3);
+    assert_int_equal(s.live_objects, 3);
+    assert_int_equal(s.allocs, 4);
+    assert_int_equal(s.frees, 1);
+    assert_int_equal(s.live_bytes, 3 * rp_request2size(100));
+    reap_get_stats(top, &one);
+    assert_int_equal(one.reaps, 1);
+    assert_int_equal(one.live_objects, 1);
+    /* with a limit the subtree peak is exact, not a sum of peaks */
+    reap_set_limit(a, 1 << 30);
+    for (int i = 0; i < 100; i++)
+        reap_malloc(b, 1000);
+    reap_clear(b);
+    for (int i = 0; i < 100; i++)
+        reap_malloc(a, 1000);
+    reap_get_tree_stats(a, &s);
+    reap_stats_t sb, sa;
+    reap_get_stats(b, &sb);
+    reap_get_stats(a, &sa);
+    assert_true(s.peak_footprint < sa.peak_footprint + sb.peak_footprint);
+    assert_true(s.peak_footprint >= sa.peak_footprint);
+    reap_destroy(top);
+}
+
+typedef struct sink {
+    char buf[4096];
+    size_t len;
+} sink_t;
+
+static void collect(void *arg, const char *text)
+{
+    sink_t *s = arg;
+    size_t n = strlen(text);
+    assert_true(s->len + n < sizeof s->buf);
+    memcpy(s->buf + s->len, text, n + 1);
+    s->len += n;
+}
+
+static void printers_carry_every_field(void **state)
+{
+    (void)state;
+    reap_stats_t st = {0};
+    st.live_bytes = 12345;
+    st.frees = 77;
+    sink_t text = {.len = 0}, json = {.len = 0};
+    reap_stats_print(&st, 0, collect, &text);
+    reap_stats_print(&st, 1, collect, &json);
+    assert_non_null(strstr(text.buf, "live_bytes: 12345\n"));
+    assert_non_null(strstr(text.buf, "frees: 77\n"));
+    assert_non_null(strstr(json.buf, "\"live_bytes\": 12345"));
+    assert_true(json.buf[0] == '{' && json.buf[json.len - 2] == '}');
+    int lines = 0, fields = 0;
+    for (const char *c = text.buf; *c; c++)
+        lines += *c == '\n';
+#define COUNT_(name, doc) fields++;
+    REAP_STATS_FIELDS(COUNT_)
+#undef COUNT_
+    assert_int_equal(lines, fields);
+    int colons = 0;
+    for (const char *c = json.buf; *c; c++)
+        colons += *c == ':';
+    assert_int_equal(colons, fields);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exact_counts_through_a_life),
+        cmocka_unit_test(peaks_follow_growth_after_falls),
+        cmocka_unit_test(tree_stats_sum_the_subtree),
+        cmocka_unit_test(printers_carry_every_field),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
