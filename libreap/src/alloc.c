@@ -3,11 +3,14 @@
  *
  * The two hot paths are here and kept short.  reap_malloc() bumps the
  * frontier while the heap is empty (the "clear-optimized" path of the 2002
- * reaps: a region's cost plus one header store); anything else goes to
- * alloc_slow(), which tries the heap's bins first and bumps when they have
- * nothing that fits.  reap_free() checks the header cheaply (alignment,
- * in-use bit, the reap's tag) and hands the block to the heap.  Objects
- * above the large threshold go to region.c's large objects.
+ * reaps: a region's cost plus one header store), and otherwise pops a quick
+ * list of the exact size; anything else goes to alloc_slow(), which tries
+ * the heap's bins, then the current chunk, then coalesces the quick lists,
+ * and only then takes a new chunk.  reap_free() checks the header with one
+ * compare (in use, not quick, not large or a fence, this reap's tag), then
+ * gives the block back to the frontier when it borders it, parks a small
+ * block on its quick list, or frees it onto the bins.  Objects above the
+ * large threshold go to region.c's large objects.
  */
 #include <string.h>
 
@@ -31,7 +34,7 @@ static rp_block_t *checked_block(reap_t *r, void *p, const char *op)
     size_t h = b->head;
     if (RP_UNLIKELY((h >> RP_TAG_SHIFT) != r->tag || (h & RP_FENCE)))
         rp_misuse(op, r, p);
-    if (RP_UNLIKELY(!(h & RP_CINUSE)))
+    if (RP_UNLIKELY(!(h & RP_CINUSE) || (h & RP_QUICK)))
         rp_misuse("double free (or free of a free block) of", r, p);
     if (config_debug) {
         if (!rp_region_owns(r, p))
@@ -48,7 +51,7 @@ static rp_block_t *checked_block(reap_t *r, void *p, const char *op)
 static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
 {
     check_reap(r, NULL);
-    if (n > rp_opt.large_threshold) {
+    if (n > r->bump_max) {
         void *p = rp_large_alloc(r, n, RP_GRAIN);
         if (p)
             r->allocs++;
@@ -58,6 +61,12 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
     rp_block_t *b = NULL;
     if (!r->heap_empty)
         b = rp_heap_alloc(r, csz);
+    if (!b && csz <= (size_t)(r->bump_end - r->bump))
+        b = rp_region_bump(r, csz);
+    if (!b && r->quick_bytes) { /* before growing, see what the quick blocks join into */
+        rp_heap_consolidate(r);
+        b = rp_heap_alloc(r, csz);
+    }
     if (!b)
         b = rp_region_bump(r, csz);
     if (!b)
@@ -69,9 +78,23 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
 
 void *reap_malloc(reap_t *r, size_t n)
 {
-    if (RP_LIKELY(r != NULL && r->heap_empty && n <= RP_SMALL_LIMIT)) {
+    if (RP_LIKELY(r != NULL && n <= r->bump_max)) {
         size_t csz = rp_request2size(n);
-        char *b = r->bump;
+        if (RP_UNLIKELY(!r->heap_empty)) {
+            if (csz >= RP_SMALL_LIMIT || r->heap_free_bytes)
+                return alloc_slow(r, n); /* the bins may have a fit */
+            rp_block_t **q = &r->heap->quick[csz / RP_GRAIN], *qb = *q;
+            if (qb) {
+                *q = qb->fd;
+                qb->head &= ~RP_QUICK;
+                r->quick_bytes -= csz;
+                rp_heap_update_empty(r);
+                r->live_bytes += csz;
+                r->allocs++;
+                return rp_b2mem(qb);
+            }
+        }
+        char *b = r->bump; /* nothing to reuse: bump */
         if (RP_LIKELY(csz <= (size_t)(r->bump_end - b))) {
             r->bump = b + csz;
             ((rp_block_t *)b)->head = csz | r->head_bits;
@@ -153,20 +176,48 @@ static RP_NOINLINE void free_large(reap_t *r, void *p)
     rp_large_free(r, b);
 }
 
+/* b passed the checks: give it back to the frontier if it borders it, park
+ * it on its quick list if it is small, else free it onto the bins. */
+static inline void free_block(reap_t *r, rp_block_t *b, size_t h)
+{
+    size_t size = h & RP_SIZE_MASK;
+    r->frees++;
+    rp_live_sub(r, size);
+    if (size < rp_opt.quick_limit && r->heap && (char *)b + size != r->bump) {
+        rp_block_t **q = &r->heap->quick[size / RP_GRAIN];
+        b->head = h | RP_QUICK;
+        b->fd = *q;
+        *q = b;
+        r->quick_bytes += size;
+        r->heap_empty = false;
+        return;
+    }
+    rp_heap_free(r, b);
+}
+
+static RP_NOINLINE void free_slow(reap_t *r, void *p)
+{
+    rp_block_t *b = rp_mem2b(p);
+    if ((b->head & RP_LARGE) && ((uintptr_t)p % RP_GRAIN) == 0) {
+        free_large(r, p);
+        return;
+    }
+    b = checked_block(r, p, FOREIGN);
+    free_block(r, b, b->head);
+}
+
 void reap_free(reap_t *r, void *p)
 {
     if (p == NULL)
         return;
     check_reap(r, p);
-    rp_block_t *b = rp_mem2b(p);
-    if (RP_UNLIKELY(b->head & RP_LARGE && ((uintptr_t)p % RP_GRAIN) == 0)) {
-        free_large(r, p);
-        return;
-    }
-    b = checked_block(r, p, FOREIGN);
-    r->frees++;
-    rp_live_sub(r, rp_bsize(b));
-    rp_heap_free(r, b);
+    size_t h = rp_mem2b(p)->head;
+    const size_t checked = RP_TAG_MASK | RP_CINUSE | RP_QUICK | RP_LARGE | RP_FENCE;
+    if (RP_LIKELY((h & checked) == (r->head_bits & (RP_TAG_MASK | RP_CINUSE)) &&
+                  (uintptr_t)p % RP_GRAIN == 0 && !config_debug))
+        free_block(r, rp_mem2b(p), h);
+    else
+        free_slow(r, p);
 }
 
 size_t reap_usable_size(const void *p)

@@ -14,12 +14,16 @@
  *   large   an object above the large threshold, with a base block of its
  *           own (rp_large_t), returned to the base allocator when freed.
  *   fence   a block marking the end of a retired chunk, always "in use".
+ *   quick   a small freed block parked on its size's LIFO quick list, still
+ *           marked in use so nothing coalesces with it yet (dlmalloc 2.7's
+ *           fastbins); rp_heap_consolidate() frees them for real.
  *
  * Block layout (dlmalloc-style boundary tags; every size a multiple of 16):
  *
  *   b      prev_foot  size of the previous block when that one is free;
  *                     otherwise the last 8 bytes of its payload
- *   b+8    head       size | RP_PINUSE | RP_CINUSE | RP_LARGE | RP_FENCE | tag
+ *   b+8    head       size | RP_PINUSE | RP_CINUSE | RP_LARGE | RP_FENCE |
+ *                     RP_QUICK | tag
  *   b+16   payload    what the program gets (when free: fd, bk links)
  *   b+size            the next block, whose prev_foot ends our payload
  *
@@ -28,7 +32,8 @@
  *
  * Invariants
  *   - RP_PINUSE of a block is set iff the block before it is in use (or it
- *     is the first block of its chunk).  RP_CINUSE is set iff it is in use.
+ *     is the first block of its chunk).  RP_CINUSE is set iff it is in use
+ *     or quick; RP_QUICK iff it is on a quick list.
  *   - No two free blocks are neighbours (frees coalesce at once).
  *   - The block just before the frontier is in use: a block freed there goes
  *     back to the frontier, with its free predecessor.
@@ -71,8 +76,10 @@ static const bool config_debug = false;
 #define RP_LARGE ((size_t)4)        /* a large object with its own base block */
 #define RP_FENCE ((size_t)8)        /* end of a retired chunk; never freed */
 #define RP_FLAGS ((size_t)15)
+#define RP_QUICK (((size_t)1) << 47) /* on a quick list (freed, not coalesced) */
 #define RP_TAG_SHIFT 48
-#define RP_SIZE_MASK ((((size_t)1) << RP_TAG_SHIFT) - 1 - RP_FLAGS)
+#define RP_TAG_MASK (~(size_t)0 << RP_TAG_SHIFT)
+#define RP_SIZE_MASK ((((size_t)1) << 47) - 1 - RP_FLAGS)
 /* Requests at or above this can never be satisfied (sizes live in 48 bits);
  * checked first so the size arithmetic below cannot overflow. */
 #define RP_MAX_REQUEST ((((size_t)1) << 46))
@@ -122,7 +129,8 @@ typedef struct rp_large {
 /* Bins: 64 exact bins for block sizes below 1 KiB (index size/16), then 64
  * ranged bins, four per power of two from 1 KiB up, kept sorted by size so
  * the first fit in a bin is its best fit.  bin[i] is NULL or the first block;
- * bit i of map is set iff bin[i] is not empty. */
+ * bit i of map is set iff bin[i] is not empty.  quick[i] is a LIFO list,
+ * linked through fd, of quick blocks of size i*16. */
 #define RP_NBINS 128
 #define RP_NSMALL 64
 #define RP_SMALL_LIMIT (RP_NSMALL * RP_GRAIN) /* 1024: first ranged size */
@@ -130,16 +138,18 @@ typedef struct rp_large {
 typedef struct rp_heap {
     uint64_t map[RP_NBINS / 64];
     rp_block_t *bin[RP_NBINS];
+    rp_block_t *quick[RP_NSMALL];
 } rp_heap_t;
 
 /* ---- the reap ------------------------------------------------------------- */
 
 struct reap {
-    /* The bump path reads only these four fields. */
+    /* The bump path reads only these five fields. */
     char *bump;        /* the frontier: where the next bumped block starts */
     char *bump_end;    /* the last place a block may end in this chunk */
     size_t head_bits;  /* tag | RP_CINUSE | RP_PINUSE, or'ed into new heads */
-    bool heap_empty;   /* nothing on the heap: allocation skips the bins */
+    size_t bump_max;   /* rp_opt.large_threshold: larger requests are large objects */
+    bool heap_empty;   /* no free or quick block: allocation skips the heap */
 
     /* Statistics kept on every allocation and free. */
     uint64_t live_bytes; /* bytes of live blocks */
@@ -149,7 +159,8 @@ struct reap {
     uint64_t peak_live_bytes; /* updated lazily, before live_bytes falls */
 
     rp_heap_t *heap;        /* NULL until the first free since the last clear */
-    uint64_t heap_free_bytes;
+    uint64_t heap_free_bytes; /* bytes of free blocks in the bins */
+    uint64_t quick_bytes;     /* bytes of quick blocks */
     rp_chunk_t *chunk;      /* current chunk; its ->older list ends at first */
     rp_chunk_t *first;      /* the chunk holding this struct, kept by clear */
     rp_large_t *large;      /* large objects, most recent first */
@@ -187,6 +198,7 @@ typedef struct rp_options {
     size_t large_threshold; /* REAP_LARGE_THRESHOLD: bigger objects get their own block */
     size_t tail_keep;       /* REAP_TAIL_KEEP: a retired chunk's tail at least this big goes on the heap */
     size_t base_cache;      /* REAP_BASE_CACHE: bytes of free chunks base_mmap.c keeps */
+    size_t quick_limit;     /* REAP_QUICK_LIMIT: freed blocks below this size wait on quick lists; 0: coalesce every free at once */
 } rp_options_t;
 
 extern rp_options_t rp_opt;
@@ -195,7 +207,6 @@ void rp_options_init(void);
 /* ---- reap.c ------------------------------------------------------------- */
 
 RP_COLD __attribute__((noreturn)) void rp_misuse(const char *what, const reap_t *r, const void *p);
-void rp_live_sub(reap_t *r, size_t n);
 /* Charge n more bytes of footprint to r and its accounting ancestors.
  * Returns 0, or ENOMEM if a limit would pass (the caller counts that in
  * limit_failures once it gives up). */
@@ -227,8 +238,11 @@ bool rp_region_owns(const reap_t *r, const void *p);
 
 /* ---- leaheap.c: the bins -------------------------------------------------- */
 
-/* Take a free block of at least csz bytes, split it, mark it in use. */
+/* Take a quick or free block of at least csz bytes, split it, mark it in
+ * use; NULL when the heap has none. */
 rp_block_t *rp_heap_alloc(reap_t *r, size_t csz);
+/* Free every quick block for real (coalescing), emptying the quick lists. */
+void rp_heap_consolidate(reap_t *r);
 /* Free an in-use block of r (not large): coalesce, then bin it or give it
  * back to the frontier. */
 void rp_heap_free(reap_t *r, rp_block_t *b);
@@ -240,6 +254,19 @@ void rp_heap_trim(reap_t *r, rp_block_t *b, size_t csz);
 /* Debug: walk every block of r and check the invariants above. */
 void rp_heap_check(const reap_t *r);
 unsigned rp_bin_index(size_t size);
+
+/* live_bytes only falls here, so its peak is the value just before. */
+static inline void rp_live_sub(reap_t *r, size_t n)
+{
+    if (r->live_bytes > r->peak_live_bytes)
+        r->peak_live_bytes = r->live_bytes;
+    r->live_bytes -= n;
+}
+
+static inline void rp_heap_update_empty(reap_t *r)
+{
+    r->heap_empty = (r->heap_free_bytes | r->quick_bytes) == 0;
+}
 
 /* Mark b (size s, in use) and its successor's RP_PINUSE. */
 static inline void rp_set_inuse(reap_t *r, rp_block_t *b, size_t s)

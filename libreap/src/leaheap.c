@@ -5,7 +5,11 @@
  * dlmalloc 2.7: exact bins below 1 KiB, ranged bins above kept sorted so the
  * first fit is the best fit, a bitmap of non-empty bins to find the next
  * larger one, splitting of larger blocks and immediate coalescing with both
- * neighbours through the boundary tags (see internal.h for the layout).  A
+ * neighbours through the boundary tags (see internal.h for the layout).
+ * Small frees first wait on per-size quick lists, still marked in use, as
+ * dlmalloc 2.7's fastbins do: reusing a block of the same size is then a
+ * list pop, and they are coalesced in one pass (rp_heap_consolidate) before
+ * a request of 1 KiB or more and before the reap takes a new chunk.  A
  * block freed next to the frontier goes back to the frontier instead of a
  * bin, and a retired chunk whose arena is one free block goes back to the
  * base allocator.  The bins live in a block carved from the reap on its
@@ -75,7 +79,7 @@ void rp_heap_unlink(reap_t *r, rp_block_t *b, size_t size)
     if (b->fd)
         b->fd->bk = b->bk;
     r->heap_free_bytes -= size;
-    r->heap_empty = r->heap_free_bytes == 0;
+    rp_heap_update_empty(r);
 }
 
 /* b (free, size bytes, not binned) becomes in use with csz bytes; a
@@ -95,10 +99,38 @@ static void take(reap_t *r, rp_block_t *b, size_t size, size_t csz)
     rp_heap_insert(r, rest, rem);
 }
 
+static rp_block_t *quick_pop(reap_t *r, size_t csz)
+{
+    rp_block_t **q = &r->heap->quick[csz / RP_GRAIN];
+    rp_block_t *b = *q;
+    if (b) {
+        *q = b->fd;
+        b->head &= ~RP_QUICK;
+        r->quick_bytes -= csz;
+        rp_heap_update_empty(r);
+    }
+    return b;
+}
+
+void rp_heap_consolidate(reap_t *r)
+{
+    rp_heap_t *h = r->heap;
+    for (unsigned i = 0; i < RP_NSMALL && r->quick_bytes; i++)
+        while (h->quick[i])
+            rp_heap_free(r, quick_pop(r, i * RP_GRAIN));
+}
+
 rp_block_t *rp_heap_alloc(reap_t *r, size_t csz)
 {
     rp_heap_t *h = r->heap;
     unsigned i = rp_bin_index(csz);
+    if (i < RP_NSMALL) {
+        rp_block_t *q = quick_pop(r, csz);
+        if (q)
+            return q;
+    } else if (r->quick_bytes) {
+        rp_heap_consolidate(r); /* a larger request may fit what they join into */
+    }
     rp_block_t *b = h->bin[i];
     if (i >= RP_NSMALL)
         while (b && rp_bsize(b) < csz)
@@ -184,8 +216,8 @@ static void check_fail(const reap_t *r, const void *where, const char *what)
 }
 
 /* Walk the blocks of one chunk from its arena to the frontier or fence;
- * returns the bytes of free blocks met. */
-static size_t check_chunk(const reap_t *r, const rp_chunk_t *c)
+ * returns the bytes of free blocks met and adds those of quick ones. */
+static size_t check_chunk(const reap_t *r, const rp_chunk_t *c, size_t *quick_bytes)
 {
     size_t free_bytes = 0;
     bool prev_inuse = true;
@@ -211,6 +243,8 @@ static size_t check_chunk(const reap_t *r, const rp_chunk_t *c)
             if (rp_at(b, s)->prev_foot != s)
                 check_fail(r, b, "free block without its footer");
             free_bytes += s;
+        } else if (h & RP_QUICK) {
+            *quick_bytes += s;
         }
         prev_inuse = (h & RP_CINUSE) != 0;
         b = rp_at(b, s);
@@ -219,9 +253,9 @@ static size_t check_chunk(const reap_t *r, const rp_chunk_t *c)
 
 void rp_heap_check(const reap_t *r)
 {
-    size_t walked = 0, binned = 0;
+    size_t walked = 0, binned = 0, quick_walked = 0, quick_listed = 0;
     for (const rp_chunk_t *c = r->chunk; c; c = c->older)
-        walked += check_chunk(r, c);
+        walked += check_chunk(r, c, &quick_walked);
     if (r->heap)
         for (unsigned i = 0; i < RP_NBINS; i++) {
             bool set = (r->heap->map[i / 64] >> (i % 64)) & 1;
@@ -235,6 +269,17 @@ void rp_heap_check(const reap_t *r)
                 binned += rp_bsize(b);
             }
         }
-    if (walked != binned || binned != r->heap_free_bytes || r->heap_empty != (binned == 0))
+    if (r->heap)
+        for (unsigned i = 0; i < RP_NSMALL; i++)
+            for (rp_block_t *b = r->heap->quick[i]; b; b = b->fd) {
+                if (rp_bsize(b) != i * RP_GRAIN || !(b->head & RP_QUICK) || !(b->head & RP_CINUSE))
+                    check_fail(r, b, "block on the wrong quick list");
+                quick_listed += rp_bsize(b);
+            }
+    if (walked != binned || binned != r->heap_free_bytes)
         check_fail(r, r->heap, "free bytes walked, binned and counted differ");
+    if (quick_walked != quick_listed || quick_listed != r->quick_bytes)
+        check_fail(r, r->heap, "quick bytes walked, listed and counted differ");
+    if (r->heap_empty != (binned + quick_listed == 0))
+        check_fail(r, r->heap, "heap_empty out of step");
 }

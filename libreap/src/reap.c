@@ -47,7 +47,9 @@ static void peak_raise(_Atomic uint64_t *peak, uint64_t now)
         ;
 }
 
-/* Charge n bytes to acct and every accounting reap above it, all or none. */
+/* Charge n bytes to acct and every accounting reap above it, all or none.
+ * A peak is raised from this thread's own sum, which passed the limit: a
+ * fresh load could include another thread's charge about to be undone. */
 static int charge_chain(reap_t *acct, size_t n)
 {
     for (reap_t *a = acct; a; a = acct_up(a)) {
@@ -58,9 +60,8 @@ static int charge_chain(reap_t *acct, size_t n)
                 atomic_fetch_sub(&u->tree_footprint, n);
             return ENOMEM;
         }
+        peak_raise(&a->tree_peak, now);
     }
-    for (reap_t *a = acct; a; a = acct_up(a))
-        peak_raise(&a->tree_peak, atomic_load(&a->tree_footprint));
     return 0;
 }
 
@@ -84,14 +85,6 @@ void rp_uncharge(reap_t *r, size_t n)
 {
     uncharge_chain(r->acct, n);
     r->footprint -= n;
-}
-
-void rp_live_sub(reap_t *r, size_t n)
-{
-    /* live_bytes only falls here, so its peak is the value just before. */
-    if (r->live_bytes > r->peak_live_bytes)
-        r->peak_live_bytes = r->live_bytes;
-    r->live_bytes -= n;
 }
 
 /* ---- the tree ------------------------------------------------------------------- */
@@ -164,6 +157,7 @@ reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
     r->tag = next_tag();
     r->head_bits = RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
     r->heap_empty = true;
+    r->bump_max = rp_opt.large_threshold;
     r->user_size = user;
     r->acct = acct;
     r->parent = parent;
@@ -192,6 +186,8 @@ static void destroy_detached(reap_t *r);
  * (a misuse APR also forbids) cannot corrupt the list. */
 static void destroy_children(reap_t *r)
 {
+    if (!r->children) /* unlocked peek: adding a child meanwhile is misuse anyway */
+        return;
     for (;;) {
         pthread_mutex_lock(&r->lock);
         reap_t *c = r->children;
@@ -237,6 +233,7 @@ void reap_clear(reap_t *r)
     r->heap = NULL;
     r->heap_empty = true;
     r->heap_free_bytes = 0;
+    r->quick_bytes = 0;
     rp_region_reset(r);
 }
 

@@ -1,6 +1,8 @@
 /*
  * test_leaheap.c - the reap's heap: bins, best fit, splitting, coalescing,
- * and the return of blocks to the frontier.  Sees internals.
+ * the return of blocks to the frontier, and the quick lists in front of
+ * the bins.  Sees internals: the bin tests set rp_opt.quick_limit to 0 so
+ * every free coalesces at once; the quick-list tests use the default.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +12,30 @@
 
 #include "internal.h"
 
+static int immediate(void **state)
+{
+    (void)state;
+    rp_opt.quick_limit = 0;
+    return 0;
+}
+
+static int with_quick_lists(void **state)
+{
+    (void)state;
+    rp_opt.quick_limit = RP_SMALL_LIMIT;
+    return 0;
+}
+
 static size_t block_of(const void *p) { return rp_bsize(rp_mem2b(p)); }
+
+/* A free away from the frontier makes the bins (carved at the frontier). */
+static void make_bins(reap_t *r)
+{
+    void *x = reap_malloc(r, 8);
+    reap_malloc(r, 8);
+    reap_free(r, x);
+    assert_non_null(r->heap);
+}
 
 static void bins_are_exact_then_four_per_power_of_two(void **state)
 {
@@ -138,16 +163,82 @@ static void exact_bins_are_lifo(void **state)
     reap_destroy(r);
 }
 
+static void quick_blocks_are_reused_first_and_lifo(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *a = reap_malloc(r, 100), *b = reap_malloc(r, 100), *c = reap_malloc(r, 100);
+    reap_malloc(r, 8);
+    reap_free(r, a); /* the first free makes the bins, so a is binned */
+    reap_free(r, c);
+    reap_free(r, b); /* b and c wait, not coalesced with a */
+    assert_true(rp_mem2b(b)->head & RP_QUICK);
+    assert_int_equal(r->quick_bytes, 2 * block_of(b));
+    assert_int_equal(r->heap_free_bytes, block_of(a));
+    rp_heap_check(r);
+    assert_ptr_equal(reap_malloc(r, 100), b);
+    assert_ptr_equal(reap_malloc(r, 100), c);
+    assert_int_equal(r->quick_bytes, 0);
+    reap_destroy(r);
+}
+
+static void a_large_request_coalesces_quick_blocks(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    make_bins(r);
+    char *a = reap_malloc(r, 300), *b = reap_malloc(r, 400), *c = reap_malloc(r, 500);
+    reap_malloc(r, 64); /* a guard no bin can serve, so c is off the frontier */
+    size_t total = block_of(a) + block_of(b) + block_of(c);
+    reap_free(r, a);
+    reap_free(r, c);
+    reap_free(r, b);
+    assert_int_equal(r->quick_bytes, total);
+    char *big = reap_malloc(r, total - RP_HEADER); /* over 1 KiB: coalesce first */
+    assert_ptr_equal(big, a);
+    assert_int_equal(r->quick_bytes, 0);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+static void quick_blocks_coalesce_before_a_new_chunk(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    make_bins(r);
+    char *objs[100];
+    int n = 0;
+    while (r->bump_end - r->bump > 400)
+        objs[n++] = reap_malloc(r, 100);
+    reap_malloc(r, 200); /* leaves the frontier too little for 500 bytes */
+    for (int i = 0; i < n; i += 2)
+        reap_free(r, objs[i]);
+    for (int i = 1; i < n; i += 2)
+        reap_free(r, objs[i]);
+    rp_chunk_t *first = r->chunk;
+    /* a size no quick list holds and the frontier cannot take: the quick
+     * blocks are coalesced and serve it, so the reap does not grow */
+    char *p = reap_malloc(r, 500);
+    assert_ptr_equal(r->chunk, first);
+    assert_ptr_equal(p, objs[0]);
+    assert_int_equal(r->quick_bytes, 0);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bins_are_exact_then_four_per_power_of_two),
-        cmocka_unit_test(region_mode_never_makes_bins),
-        cmocka_unit_test(three_adjacent_frees_serve_one_large_request),
-        cmocka_unit_test(free_next_to_frontier_goes_back),
-        cmocka_unit_test(ranged_bins_give_the_best_fit),
-        cmocka_unit_test(larger_blocks_split_and_keep_the_rest),
-        cmocka_unit_test(exact_bins_are_lifo),
+        cmocka_unit_test_setup(region_mode_never_makes_bins, immediate),
+        cmocka_unit_test_setup(three_adjacent_frees_serve_one_large_request, immediate),
+        cmocka_unit_test_setup(free_next_to_frontier_goes_back, immediate),
+        cmocka_unit_test_setup(ranged_bins_give_the_best_fit, immediate),
+        cmocka_unit_test_setup(larger_blocks_split_and_keep_the_rest, immediate),
+        cmocka_unit_test_setup(exact_bins_are_lifo, immediate),
+        cmocka_unit_test_setup(quick_blocks_are_reused_first_and_lifo, with_quick_lists),
+        cmocka_unit_test_setup(a_large_request_coalesces_quick_blocks, with_quick_lists),
+        cmocka_unit_test_setup(quick_blocks_coalesce_before_a_new_chunk, with_quick_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

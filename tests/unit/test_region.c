@@ -53,9 +53,9 @@ static void a_big_tail_goes_on_the_heap(void **state)
     reap_destroy(r);
 }
 
-static void an_empty_retired_chunk_goes_back(void **state)
+/* Fill a whole retired chunk and free all of it; returns the reap. */
+static reap_t *retired_chunk_all_freed(rp_chunk_t **second_out)
 {
-    (void)state;
     reap_t *r = reap_create(NULL);
     /* make the bins now, in the first chunk: a chunk holding them stays */
     void *early = reap_malloc(r, 500);
@@ -77,8 +77,31 @@ static void an_empty_retired_chunk_goes_back(void **state)
     for (int i = 0; i < n; i++)
         reap_free(r, objs[i]);
     rp_heap_check(r);
+    *second_out = second;
+    return r;
+}
+
+static void an_empty_retired_chunk_goes_back(void **state)
+{
+    (void)state;
+    rp_opt.quick_limit = 0; /* every free coalesces at once */
+    rp_chunk_t *second;
+    reap_t *r = retired_chunk_all_freed(&second);
     assert_int_equal(nchunks(r), 2); /* the second chunk is gone */
     assert_int_equal(r->footprint, r->first->size + r->chunk->size);
+    reap_destroy(r);
+    rp_opt.quick_limit = RP_SMALL_LIMIT;
+}
+
+static void an_empty_retired_chunk_goes_back_when_quick_blocks_join(void **state)
+{
+    (void)state;
+    rp_chunk_t *second;
+    reap_t *r = retired_chunk_all_freed(&second);
+    assert_int_equal(nchunks(r), 3); /* its blocks wait on quick lists */
+    assert_non_null(reap_malloc(r, 2000)); /* over 1 KiB: they are coalesced */
+    assert_int_equal(nchunks(r), 2);
+    rp_heap_check(r);
     reap_destroy(r);
 }
 
@@ -141,6 +164,7 @@ int main(void)
         cmocka_unit_test(chunks_double_up_to_the_cap),
         cmocka_unit_test(a_big_tail_goes_on_the_heap),
         cmocka_unit_test(an_empty_retired_chunk_goes_back),
+        cmocka_unit_test(an_empty_retired_chunk_goes_back_when_quick_blocks_join),
         cmocka_unit_test(large_objects_have_their_own_blocks),
         cmocka_unit_test(clear_keeps_the_first_chunk_only),
         cmocka_unit_test(base_gets_everything_back),
