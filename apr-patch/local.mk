@@ -1,0 +1,1 @@
+# apr-patch: rules of this component (filled in by its issue).

@@ -1,0 +1,1 @@
+# loadtest/mt: rules of this component (filled in by its issue).
