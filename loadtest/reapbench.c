@@ -284,14 +284,15 @@ static double median(double *v, int n)
 }
 
 /* Footprint of the reap rows from the reap's own figures, against the live
- * bytes the program asked for: run untimed, in this process. */
-static void reap_ratio(const bcase_t *c, double *ratio)
+ * bytes the program asked for (ratio) and against the reap's live blocks,
+ * headers and rounding included (block_ratio): run untimed, here. */
+static void reap_ratio(const bcase_t *c, double *ratio, double *block_ratio)
 {
-    *ratio = 0;
+    *ratio = *block_ratio = 0;
     if (c->side != REAP || strcmp(c->workload, "request") == 0)
         return;
     reap_t *r = reap_create(NULL);
-    uint64_t live_req = 0, peak_req = 0, peak_fp = 0;
+    uint64_t live_req = 0, peak_req = 0, peak_fp = 0, peak_blocks = 0;
     size_t *sz = malloc(BATCH * sizeof *sz);
     for (size_t base = 0; base < w.nallocs; base += BATCH) {
         size_t nlive = 0;
@@ -313,12 +314,15 @@ static void reap_ratio(const bcase_t *c, double *ratio)
         reap_get_stats(r, &st);
         if (st.peak_footprint > peak_fp)
             peak_fp = st.peak_footprint;
+        if (st.peak_live_bytes > peak_blocks)
+            peak_blocks = st.peak_live_bytes;
         reap_clear(r);
         live_req = 0;
     }
     reap_destroy(r);
     free(sz);
     *ratio = (double)peak_fp / (double)peak_req;
+    *block_ratio = (double)peak_fp / (double)peak_blocks;
 }
 
 int main(int argc, char **argv)
@@ -367,22 +371,26 @@ int main(int argc, char **argv)
         return 1;
     }
     if (out)
-        fprintf(out, "workload,allocator,malloc,ns_per_alloc,ns_min,ns_max,peak_rss_kb,footprint_ratio,note\n");
-    printf("%-9s %-9s %9s %17s %12s %9s  %s\n", "workload", "allocator", "ns/alloc", "(min-max)",
-           "peak RSS KiB", "fp/live", "what");
+        fprintf(out, "workload,allocator,malloc,ns_per_alloc,ns_min,ns_max,peak_rss_kb,"
+                     "footprint_ratio,footprint_block_ratio,note\n");
+    printf("%-9s %-9s %9s %17s %12s %13s  %s\n", "workload", "allocator", "ns/alloc", "(min-max)",
+           "peak RSS KiB", "fp/live(blk)", "what");
     for (size_t c = 0; c < NCASES; c++) {
         double t = median(ns[c], reps), lo = ns[c][0], hi = ns[c][reps - 1];
-        double kb = median(rss[c], reps) - idle_kb, ratio;
-        reap_ratio(&cases[c], &ratio);
+        double kb = median(rss[c], reps) - idle_kb, ratio, block_ratio;
+        reap_ratio(&cases[c], &ratio, &block_ratio);
         const char *who = cases[c].side == MALLOC ? label : sides[cases[c].side].name;
-        char rs[16] = "";
-        if (ratio > 0)
+        char rs[16] = "", bs[16] = "", both[40] = "";
+        if (ratio > 0) {
             snprintf(rs, sizeof rs, "%.2f", ratio);
-        printf("%-9s %-9s %9.2f %8.2f-%-8.2f %12.0f %9s  %s\n", cases[c].workload, who, t, lo, hi, kb, rs,
+            snprintf(bs, sizeof bs, "%.2f", block_ratio);
+            snprintf(both, sizeof both, "%s (%s)", rs, bs);
+        }
+        printf("%-9s %-9s %9.2f %8.2f-%-8.2f %12.0f %13s  %s\n", cases[c].workload, who, t, lo, hi, kb, both,
                cases[c].note);
         if (out)
-            fprintf(out, "%s,%s,%s,%.3f,%.3f,%.3f,%.0f,%s,\"%s\"\n", cases[c].workload,
-                    sides[cases[c].side].name, label, t, lo, hi, kb, rs, cases[c].note);
+            fprintf(out, "%s,%s,%s,%.3f,%.3f,%.3f,%.0f,%s,%s,\"%s\"\n", cases[c].workload,
+                    sides[cases[c].side].name, label, t, lo, hi, kb, rs, bs, cases[c].note);
     }
     if (out)
         fclose(out);

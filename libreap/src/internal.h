@@ -111,7 +111,9 @@ static inline rp_block_t *rp_at(void *b, size_t off) { return (rp_block_t *)((ch
  * retired, so a block never runs into the chunk's end. */
 typedef struct rp_chunk {
     struct rp_chunk *older; /* the chunk before this one; NULL for the first */
+    struct rp_chunk *newer; /* the chunk after it; NULL for the current one */
     size_t size;            /* bytes from the base allocator (rp_base_free) */
+    size_t pad;             /* keeps the arena 16-byte aligned */
 } rp_chunk_t;
 
 #define RP_FENCE_ROOM 32u /* fence: prev_foot, head, owning chunk, pad */

@@ -12,7 +12,7 @@
 
 rp_options_t rp_opt = {
     .first_chunk = 8192,          /* the 2002 reaps' first chunk */
-    .max_chunk = 1u << 20,        /* chunks double from 8 KiB up to 1 MiB */
+    .max_chunk = 128u << 10,      /* chunks double from 8 KiB up to 128 KiB */
     .large_threshold = 64u << 10, /* larger objects get their own base block */
     .tail_keep = 256,             /* smaller tails of retired chunks are left */
     .base_cache = 16u << 20,      /* free chunks kept mapped for reuse */

@@ -17,23 +17,13 @@
 #include "base.h"
 #include "internal.h"
 
-/* Retired chunks link both ways so an empty one unlinks in O(1); the fence
- * remembers its chunk so a whole-chunk free block finds it. */
+/* The fence remembers its chunk, so a free block that fills a retired
+ * chunk's whole arena finds the chunk to give back. */
 typedef struct fence {
     size_t prev_foot;
     size_t head;
     rp_chunk_t *chunk;
 } fence_t;
-
-/* The newer neighbour of c in the chunk list, found by walking from the
- * current chunk: the list is as long as the number of doublings, so short. */
-static rp_chunk_t *chunk_newer(const reap_t *r, const rp_chunk_t *c)
-{
-    rp_chunk_t *n = r->chunk;
-    while (n && n->older != c)
-        n = n->older;
-    return n;
-}
 
 char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c)
 {
@@ -52,7 +42,7 @@ static void set_frontier(reap_t *r, rp_chunk_t *c)
 
 void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size)
 {
-    first->older = NULL;
+    first->older = first->newer = NULL;
     first->size = first_size;
     r->first = first;
     set_frontier(r, first);
@@ -131,6 +121,8 @@ static int new_chunk(reap_t *r, size_t csz)
     rp_chunk_t *old = r->chunk;
     char *old_bump = r->bump, *old_end = r->bump_end;
     c->older = old;
+    c->newer = NULL;
+    old->newer = c;
     c->size = size;
     set_frontier(r, c);
     retire(r, old, old_bump, old_end);
@@ -174,7 +166,8 @@ bool rp_region_try_release(reap_t *r, rp_block_t *b, size_t size)
     rp_chunk_t *c = f->chunk;
     if (c == r->first || (char *)b != rp_chunk_arena(r, c))
         return false;
-    chunk_newer(r, c)->older = c->older;
+    c->newer->older = c->older; /* c is retired, so it has a newer one */
+    c->older->newer = c->newer; /* and, not being the first, an older one */
     chunk_release(r, c);
     return true;
 }
@@ -265,6 +258,7 @@ void rp_region_release_all(reap_t *r)
         c = older;
     }
     r->chunk = r->first;
+    r->first->newer = NULL;
 }
 
 void rp_region_reset(reap_t *r)

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# reapbench.sh - run loadtest/reapbench under each malloc Debian ships.
+#
+#   loadtest/reapbench.sh [BUILD_DIR] [-- reapbench options]
+#
+# Each allocator runs in its own process (LD_PRELOAD); the processes take
+# turns over ROUNDS rounds (glibc, jemalloc, tcmalloc, mimalloc, glibc, ...)
+# so drift on a shared machine shows as spread, not as a difference.  The
+# APR and reap rows appear in every process: compare a malloc with the
+# reap rows of its own run.  Writes loadtest/results/reapbench-*.csv and a
+# summary table of medians.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$top/build}
+[ "${2:-}" = "--" ] && shift 2 || shift $(( $# > 0 ? 1 : 0 ))
+bench=$build/loadtest/reapbench
+[ -x "$bench" ] || { echo "reapbench.sh: build first (./quickstart)" >&2; exit 1; }
+lib=/usr/lib/x86_64-linux-gnu
+declare -A preload=(
+    [glibc]=""
+    [jemalloc]=$lib/libjemalloc.so.2
+    [tcmalloc]=$lib/libtcmalloc_minimal.so.4
+    [mimalloc]=$lib/libmimalloc.so.2
+)
+order=(glibc jemalloc tcmalloc mimalloc)
+rounds=${ROUNDS:-3}
+out=$top/loadtest/results
+mkdir -p "$out"
+rm -f "$out"/reapbench-round-*.csv
+for ((r = 1; r <= rounds; r++)); do
+    for a in "${order[@]}"; do
+        if [ -n "${preload[$a]}" ] && [ ! -e "${preload[$a]}" ]; then
+            echo "reapbench.sh: $a not installed (${preload[$a]}), skipped" >&2
+            continue
+        fi
+        echo "round $r/$rounds: $a" >&2
+        LD_PRELOAD=${preload[$a]} "$bench" --label "$a" --reps 3 \
+            --csv "$out/reapbench-round-$r-$a.csv" "$@" >/dev/null
+    done
+done
+# Medians over rounds, one row per (workload, allocator, preloaded malloc).
+python3 - "$out" "$rounds" <<'PY'
+import csv, glob, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+rows = {}
+for f in sorted(glob.glob(f"{out}/reapbench-round-*.csv")):
+    for row in csv.DictReader(open(f)):
+        key = (row["workload"], row["allocator"], row["malloc"])
+        rows.setdefault(key, []).append(row)
+order = {"batch": 0, "halffree": 1, "request": 2}
+lines = ["workload,allocator,malloc_under_test,ns_per_alloc_median,ns_min,ns_max,peak_rss_kb_median,footprint_ratio,footprint_block_ratio,runs,note"]
+print(f"{'workload':9} {'allocator':9} {'process':9} {'ns/alloc':>9} {'min-max':>15} {'peak RSS KiB':>12} {'fp/live(blk)':>12}")
+for key in sorted(rows, key=lambda k: (order.get(k[0], 9), k[1] != "apr-pool", k[1] != "reap", k[2])):
+    rs = rows[key]
+    ns = [float(r["ns_per_alloc"]) for r in rs]
+    kb = [float(r["peak_rss_kb"]) for r in rs]
+    who = key[2] if key[1] == "malloc" else key[1]
+    note = rs[0]["note"]
+    fr = rs[0]["footprint_ratio"]
+    ratio = f"{fr} ({rs[0]['footprint_block_ratio']})" if fr else ""
+    print(f"{key[0]:9} {who:9} {key[2]:9} {statistics.median(ns):9.2f} {min(ns):7.2f}-{max(ns):<7.2f} {statistics.median(kb):12.0f} {ratio:>12}  {note}")
+    lines.append(",".join([key[0], key[1], key[2], f"{statistics.median(ns):.3f}", f"{min(ns):.3f}", f"{max(ns):.3f}", f"{statistics.median(kb):.0f}", fr, rs[0]["footprint_block_ratio"], str(len(rs)), '"' + note + '"']))
+open(f"{out}/reapbench-summary.csv", "w").write("\n".join(lines) + "\n")
+print(f"(medians over {rounds} rounds of 3; CSV: loadtest/results/reapbench-summary.csv)")
+PY
