@@ -5,8 +5,9 @@
  * frontier while the heap is empty (the "clear-optimized" path of the 2002
  * reaps: a region's cost plus one header store), and otherwise pops a quick
  * list of the exact size; anything else goes to alloc_slow(), which tries
- * the heap's bins, then the current chunk, then coalesces the quick lists,
- * and only then takes a new chunk.  reap_free() checks the header with one
+ * the heap's bins, then the current chunk, then (once something has been
+ * freed) coalesces the quick lists and looks at the bins again, where
+ * retired chunks' tails wait, and only then takes a new chunk.  reap_free() checks the header with one
  * compare (in use, not quick, not large or a fence, this reap's tag), then
  * gives the block back to the frontier when it borders it, parks a small
  * block on its quick list, or frees it onto the bins.  Objects above the
@@ -63,8 +64,11 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
         b = rp_heap_alloc(r, csz);
     if (!b && csz <= (size_t)(r->bump_end - r->bump))
         b = rp_region_bump(r, csz);
-    if (!b && r->quick_bytes) { /* before growing, see what the quick blocks join into */
-        rp_heap_consolidate(r);
+    if (!b && !r->heap_empty) {
+        /* before growing: what the quick blocks join into, retired tails
+         * (a reap that never freed is a region and leaves tails alone) */
+        if (r->quick_bytes)
+            rp_heap_consolidate(r);
         b = rp_heap_alloc(r, csz);
     }
     if (!b)

@@ -2,10 +2,11 @@
  * base_mmap.c - the simplest base allocator: mmap, with a cache of chunks.
  *
  * Implements base.h with one mapping per block.  Reaps ask for the same
- * few chunk sizes over and over (8 KiB doubling to 1 MiB), and a cleared
- * reap gives them back at once, so freed blocks whose size is a power of two
- * are kept on per-size lists, up to rp_opt.base_cache bytes, instead of
- * being unmapped; everything else is unmapped at once.  This file stands in
+ * few sizes over and over (chunks doubling from 8 KiB, side chunks of a few
+ * pages) and a cleared reap gives them back at once, so freed blocks of up
+ * to 1 MiB are kept on a list per page count, and larger ones whose size is
+ * a power of two on a list per power, up to rp_opt.base_cache bytes in all,
+ * instead of being unmapped; everything else is unmapped at once.  This file stands in
  * until the Hoard-style allocator (libreap/src/base/) takes its place.
  */
 #include <pthread.h>
@@ -16,7 +17,9 @@
 #include "base.h"
 #include "internal.h"
 
-#define CACHE_CLASSES 48 /* index log2(size): 4 KiB .. far beyond any chunk */
+#define PAGE 4096
+#define PAGE_CLASSES 256                 /* exact sizes of 1 .. 256 pages */
+#define CACHE_CLASSES (PAGE_CLASSES + 48) /* then powers of two, by log2 */
 
 typedef struct cached {
     struct cached *next;
@@ -28,18 +31,16 @@ static struct {
     rp_base_stats_t st;            /* guarded by lock */
 } base = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static size_t page_round(size_t size)
-{
-    size_t page = 4096;
-    return (size + page - 1) & ~(page - 1);
-}
+static size_t page_round(size_t size) { return (size + PAGE - 1) & ~(size_t)(PAGE - 1); }
 
-/* The cache class of a block of this size, or -1 when it is not cached. */
+/* The cache class of a page-rounded size, or -1 when it is not cached. */
 static int cache_class(size_t size)
 {
-    if (size < 4096 || (size & (size - 1)) != 0)
+    if (size <= PAGE_CLASSES * PAGE)
+        return (int)(size / PAGE) - 1;
+    if ((size & (size - 1)) != 0)
         return -1;
-    return __builtin_ctzl(size);
+    return PAGE_CLASSES + __builtin_ctzl(size);
 }
 
 size_t rp_base_usable(size_t size) { return page_round(size); }

@@ -151,7 +151,9 @@ struct reap {
     char *bump_end;    /* the last place a block may end in this chunk */
     size_t head_bits;  /* tag | RP_CINUSE | RP_PINUSE, or'ed into new heads */
     size_t bump_max;   /* rp_opt.large_threshold: larger requests are large objects */
-    bool heap_empty;   /* no free or quick block: allocation skips the heap */
+    bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
+                        * (the bins may still hold retired chunks' tails,
+                        * tried only before the reap takes a new chunk) */
 
     /* Statistics kept on every allocation and free. */
     uint64_t live_bytes; /* bytes of live blocks */

@@ -61,13 +61,15 @@ static void heap_create(reap_t *r)
     memset(r->heap, 0, sizeof(rp_heap_t));
 }
 
-/* Close the chunk the frontier is leaving: the tail becomes a free block on
- * the heap when it is worth keeping, and a fence ends the chunk. */
-static void retire(reap_t *r, rp_chunk_t *old, char *bump, char *end)
+/* Close a chunk the frontier is leaving: the tail becomes a free block on
+ * the heap when it is worth keeping, and a fence ends the chunk.  Making
+ * the bins for it carves them at the frontier, so the caller says whether
+ * the frontier has room for that (may_make_bins). */
+static void retire(reap_t *r, rp_chunk_t *old, char *bump, char *end, bool may_make_bins)
 {
     size_t tail = (size_t)(end - bump);
     size_t pinuse = RP_PINUSE;
-    if (tail >= rp_opt.tail_keep) {
+    if (tail >= rp_opt.tail_keep && (r->heap || may_make_bins)) {
         rp_block_t *t = (rp_block_t *)bump;
         if (!r->heap)
             heap_create(r);
@@ -83,8 +85,11 @@ static void retire(reap_t *r, rp_chunk_t *old, char *bump, char *end)
     f->head = (size_t)((char *)old + old->size - bump) | pinuse | RP_CINUSE | RP_FENCE |
               ((size_t)r->tag << RP_TAG_SHIFT);
     f->chunk = old;
-    if (!pinuse)
+    if (!pinuse) { /* a tail is no free: it must not take the reap off its bump path */
+        bool bumping = r->heap_empty;
         rp_heap_insert(r, (rp_block_t *)(end - tail), tail);
+        r->heap_empty = bumping;
+    }
 }
 
 /* Charge a chunk of the doubling size or, when a limit refuses that, of
@@ -125,7 +130,7 @@ static int new_chunk(reap_t *r, size_t csz)
     old->newer = c;
     c->size = size;
     set_frontier(r, c);
-    retire(r, old, old_bump, old_end);
+    retire(r, old, old_bump, old_end, true); /* c was sized to hold the bins too */
     if (r->next_chunk_size < rp_opt.max_chunk)
         r->next_chunk_size *= 2;
     return 0;
@@ -143,10 +148,42 @@ bool rp_region_heap_ensure(reap_t *r)
     return true;
 }
 
+/* A chunk holding just one block of csz bytes, linked behind the current
+ * chunk and retired at once; it goes back when its block is freed. */
+static rp_block_t *side_block(reap_t *r, size_t csz)
+{
+    size_t size = rp_base_usable(sizeof(rp_chunk_t) + csz + RP_FENCE_ROOM);
+    if (rp_charge(r, size) != 0) {
+        r->limit_failures++;
+        return NULL;
+    }
+    rp_chunk_t *c = rp_base_alloc(size);
+    if (!c) {
+        rp_uncharge(r, size);
+        return NULL;
+    }
+    rp_chunk_t *cur = r->chunk;
+    c->size = size;
+    c->newer = cur;
+    c->older = cur->older;
+    if (c->older)
+        c->older->newer = c;
+    cur->older = c;
+    rp_block_t *b = (rp_block_t *)rp_chunk_arena(r, c);
+    b->head = csz | r->head_bits;
+    retire(r, c, (char *)b + csz, (char *)c + size - RP_FENCE_ROOM, false);
+    return b;
+}
+
 rp_block_t *rp_region_bump(reap_t *r, size_t csz)
 {
-    if (csz > (size_t)(r->bump_end - r->bump) && new_chunk(r, csz) != 0)
-        return NULL;
+    size_t room = (size_t)(r->bump_end - r->bump);
+    if (csz > room) {
+        if (room >= rp_opt.tail_keep && csz > r->next_chunk_size / 4)
+            return side_block(r, csz);
+        if (new_chunk(r, csz) != 0)
+            return NULL;
+    }
     rp_block_t *b = (rp_block_t *)r->bump;
     r->bump += csz;
     b->head = csz | r->head_bits;
@@ -167,7 +204,8 @@ bool rp_region_try_release(reap_t *r, rp_block_t *b, size_t size)
     if (c == r->first || (char *)b != rp_chunk_arena(r, c))
         return false;
     c->newer->older = c->older; /* c is retired, so it has a newer one */
-    c->older->newer = c->newer; /* and, not being the first, an older one */
+    if (c->older)               /* a side chunk may sit behind the first */
+        c->older->newer = c->newer;
     chunk_release(r, c);
     return true;
 }
@@ -252,13 +290,14 @@ void rp_region_release_all(reap_t *r)
 {
     release_large(r);
     rp_chunk_t *c = r->chunk;
-    while (c != r->first) {
+    while (c) { /* side chunks may lie behind the first one */
         rp_chunk_t *older = c->older;
-        chunk_release(r, c);
+        if (c != r->first)
+            chunk_release(r, c);
         c = older;
     }
     r->chunk = r->first;
-    r->first->newer = NULL;
+    r->first->newer = r->first->older = NULL;
 }
 
 void rp_region_reset(reap_t *r)

@@ -37,19 +37,51 @@ static void chunks_double_up_to_the_cap(void **state)
     reap_destroy(r);
 }
 
-static void a_big_tail_goes_on_the_heap(void **state)
+static void a_big_tail_waits_on_the_heap(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL);
     size_t room = (size_t)(r->bump_end - r->bump);
     assert_non_null(reap_malloc(r, room - 3000));
-    assert_true(r->heap_empty);
-    char *p = reap_malloc(r, 4000); /* does not fit: new chunk */
-    assert_false(r->heap_empty);
-    assert_true(r->heap_free_bytes >= 2900);
+    char *p = reap_malloc(r, 3500); /* does not fit: a new chunk */
+    assert_ptr_not_equal(r->chunk, r->first);
+    assert_true(r->heap_free_bytes >= 2900); /* the tail is kept */
+    assert_true(r->heap_empty);              /* but nothing was freed: still bumping */
     rp_heap_check(r);
-    char *q = reap_malloc(r, 2000); /* served from the old chunk's tail */
-    assert_true(q != p && (char *)q > (char *)r->first && (char *)q < (char *)r->first + r->first->size);
+    char *q = reap_malloc(r, 2000); /* the frontier serves it, as a region would */
+    assert_true(q > p && q < (char *)r->chunk + r->chunk->size);
+    while ((size_t)(r->bump_end - r->bump) >= 2100)
+        reap_malloc(r, 1000);
+    /* once something is freed the reap is a heap, and the tail serves
+     * what the frontier cannot, instead of a new chunk */
+    reap_free(r, p);
+    rp_chunk_t *before = r->chunk;
+    q = reap_malloc(r, 2000);
+    assert_ptr_equal(r->chunk, before);
+    assert_true(q > (char *)r->first && q < (char *)r->first + r->first->size);
+    reap_destroy(r);
+}
+
+static void a_big_request_gets_a_side_chunk(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    while (r->chunk == r->first)
+        reap_malloc(r, 1000);
+    reap_malloc(r, 100);
+    char *frontier = r->bump;
+    size_t room = (size_t)(r->bump_end - r->bump);
+    uint64_t fp = r->footprint;
+    char *big = reap_malloc(r, room + 8000); /* bigger than a quarter of the next chunk */
+    assert_non_null(big);
+    assert_ptr_equal(r->bump, frontier); /* the frontier stays */
+    assert_true(r->footprint > fp);
+    assert_non_null(reap_malloc(r, 100));
+    assert_ptr_equal(r->bump, frontier + rp_request2size(100));
+    rp_heap_check(r);
+    reap_free(r, big); /* its chunk goes back */
+    assert_int_equal(r->footprint, fp);
+    rp_heap_check(r);
     reap_destroy(r);
 }
 
@@ -162,7 +194,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(chunks_double_up_to_the_cap),
-        cmocka_unit_test(a_big_tail_goes_on_the_heap),
+        cmocka_unit_test(a_big_tail_waits_on_the_heap),
+        cmocka_unit_test(a_big_request_gets_a_side_chunk),
         cmocka_unit_test(an_empty_retired_chunk_goes_back),
         cmocka_unit_test(an_empty_retired_chunk_goes_back_when_quick_blocks_join),
         cmocka_unit_test(large_objects_have_their_own_blocks),
