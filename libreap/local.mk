@@ -9,6 +9,8 @@ libreap_libreap_core_la_SOURCES = \
 	libreap/include/reap.h \
 	libreap/src/internal.h \
 	libreap/src/base.h \
+	libreap/src/env.h \
+	libreap/src/env.c \
 	libreap/src/options.c \
 	libreap/src/reap.c \
 	libreap/src/alloc.c \

@@ -193,6 +193,35 @@ typedef void (*reap_write_fn)(void *arg, const char *text);
 REAP_API void reap_stats_print(const reap_stats_t *s, int json,
                                reap_write_fn write, void *arg);
 
+/**
+ * Figures of the base allocator that every reap (and libreap-malloc.so)
+ * draws on: one per process, all threads.  Field list REAP_BASE_STATS_FIELDS.
+ */
+#define REAP_BASE_STATS_FIELDS(X)                                              \
+    X(in_use, "bytes handed out: reap chunks, large objects, malloc blocks")   \
+    X(held, "bytes mapped from the operating system")                         \
+    X(peak_held, "highest held")                                              \
+    X(cached, "bytes held empty, ready for reuse")                            \
+    X(returned, "bytes given back to the operating system, ever")             \
+    X(os_maps, "mappings made")                                               \
+    X(os_unmaps, "mappings returned")                                         \
+    X(superblocks, "superblocks held by all heaps")                           \
+    X(to_global, "superblocks moved to the global heap")                      \
+    X(from_global, "superblocks taken from the global heap")
+
+typedef struct reap_base_stats {
+#define REAP_STATS_DECLARE_(name, doc) uint64_t name;
+    REAP_BASE_STATS_FIELDS(REAP_STATS_DECLARE_)
+#undef REAP_STATS_DECLARE_
+} reap_base_stats_t;
+
+/** Fill @p out with a snapshot of the base allocator's figures.  Thread-safe. */
+REAP_API void reap_get_base_stats(reap_base_stats_t *out);
+
+/** Print @p s like reap_stats_print() does. */
+REAP_API void reap_base_stats_print(const reap_base_stats_t *s, int json,
+                                    reap_write_fn write, void *arg);
+
 /* ------------------------------------------------------------------------- */
 /** @name Misuse reports */
 

@@ -204,7 +204,7 @@ static RP_NOINLINE void free_slow(reap_t *r, void *p)
     /* Debug builds look before they read: a large object freed twice has
      * already gone back to the base allocator. */
     if (config_debug && !rp_region_owns(r, p))
-        rp_misuse("free of a pointer this reap does not hold (foreign, or a large object freed twice):", r, p);
+        rp_misuse("free of a pointer this reap did not hand out (or a large object freed twice):", r, p);
     rp_block_t *b = rp_mem2b(p);
     if ((b->head & RP_LARGE) && ((uintptr_t)p % RP_GRAIN) == 0) {
         free_large(r, p);

@@ -15,7 +15,8 @@
  *   - rp_base_usable(size) is the size rp_base_alloc really reserves for a
  *     request of size (>= size); callers may use all of it and must pass the
  *     same size they asked for to rp_base_free().
- *   - rp_base_get_stats() fills a snapshot of the figures below.
+ *   - rp_base_get_stats() fills a snapshot of the figures below
+ *     (reap_get_base_stats() hands them to the program).
  */
 #ifndef RP_BASE_H
 #define RP_BASE_H
@@ -23,16 +24,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "reap.h"
+
 #define RP_BASE_ALIGN 64
 
-typedef struct rp_base_stats {
-    uint64_t in_use;    /* bytes handed out and not yet freed */
-    uint64_t held;      /* bytes held from the operating system */
-    uint64_t peak_held; /* highest held */
-    uint64_t os_allocs; /* mappings made */
-    uint64_t os_frees;  /* mappings returned (munmap or madvise) */
-    uint64_t cached;    /* bytes held in caches, free for reuse */
-} rp_base_stats_t;
+/* The public figures (REAP_BASE_STATS_FIELDS in reap.h); a backing leaves
+ * at zero what it does not have (base_mmap.c has no superblocks). */
+typedef reap_base_stats_t rp_base_stats_t;
 
 void *rp_base_alloc(size_t size);
 void rp_base_free(void *p, size_t size);

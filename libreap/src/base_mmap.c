@@ -68,7 +68,7 @@ void *rp_base_alloc(size_t size)
     pthread_mutex_lock(&base.lock);
     base.st.in_use += size;
     base.st.held += size;
-    base.st.os_allocs++;
+    base.st.os_maps++;
     if (base.st.held > base.st.peak_held)
         base.st.peak_held = base.st.held;
     pthread_mutex_unlock(&base.lock);
@@ -90,7 +90,8 @@ void rp_base_free(void *p, size_t size)
         return;
     }
     base.st.held -= size;
-    base.st.os_frees++;
+    base.st.os_unmaps++;
+    base.st.returned += size;
     pthread_mutex_unlock(&base.lock);
     munmap(p, size);
 }

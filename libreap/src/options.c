@@ -6,8 +6,7 @@
  * sizes accept k/m suffixes).  rp_options_init() reads them once, on the
  * first reap_create(); out-of-range values keep the default.
  */
-#include <stdlib.h>
-
+#include "env.h"
 #include "internal.h"
 
 rp_options_t rp_opt = {
@@ -19,13 +18,7 @@ rp_options_t rp_opt = {
     .quick_limit = RP_SMALL_LIMIT, /* every exact-bin size waits on quick lists */
 };
 
-typedef struct option_desc {
-    const char *env;
-    size_t *value;
-    size_t min, max;
-} option_desc_t;
-
-static const option_desc_t options[] = {
+static const rp_env_option_t options[] = {
     {"REAP_FIRST_CHUNK", &rp_opt.first_chunk, 4096, 1u << 20},
     {"REAP_MAX_CHUNK", &rp_opt.max_chunk, 8192, 1u << 28},
     {"REAP_LARGE_THRESHOLD", &rp_opt.large_threshold, 1024, 1u << 24},
@@ -34,31 +27,9 @@ static const option_desc_t options[] = {
     {"REAP_QUICK_LIMIT", &rp_opt.quick_limit, 0, RP_SMALL_LIMIT},
 };
 
-/* Parse "123", "64k", "1m"; returns false when it is not such a number. */
-static bool parse_size(const char *s, size_t *out)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s)
-        return false;
-    if (*end == 'k' || *end == 'K')
-        v <<= 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        v <<= 20, end++;
-    if (*end != '\0')
-        return false;
-    *out = (size_t)v;
-    return true;
-}
-
 static void options_read(void)
 {
-    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++) {
-        const char *s = getenv(options[i].env);
-        size_t v;
-        if (s && parse_size(s, &v) && v >= options[i].min && v <= options[i].max)
-            *options[i].value = v;
-    }
+    rp_env_read(options, sizeof options / sizeof options[0]);
     /* The first chunk must hold a reap and leave room to bump. */
     if (rp_opt.max_chunk < rp_opt.first_chunk)
         rp_opt.max_chunk = rp_opt.first_chunk;

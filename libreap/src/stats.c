@@ -1,14 +1,16 @@
 /*
  * stats.c - a reap's figures, for one reap or a subtree, as text or JSON.
  *
- * The fields are defined once, by REAP_STATS_FIELDS in reap.h; the struct,
- * the summing over a subtree and both printers expand that one list.
+ * The fields are defined once, by REAP_STATS_FIELDS (and, for the base
+ * allocator, REAP_BASE_STATS_FIELDS) in reap.h; the structs, the summing
+ * over a subtree and the printers expand those lists.
  * Peaks of live bytes are kept lazily (reap.c raises them just before live
  * bytes fall), so a snapshot takes the larger of the stored peak and now.
  */
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "base.h"
 #include "internal.h"
 
 void reap_get_stats(const reap_t *r, reap_stats_t *out)
@@ -51,27 +53,45 @@ void reap_get_tree_stats(reap_t *r, reap_stats_t *out)
         out->peak_footprint = atomic_load(&r->tree_peak);
 }
 
+void reap_get_base_stats(reap_base_stats_t *out) { rp_base_get_stats(out); }
+
 static void write_stderr(void *arg, const char *text)
 {
     (void)arg;
     fputs(text, stderr);
 }
 
-void reap_stats_print(const reap_stats_t *s, int json, reap_write_fn write, void *arg)
+/* Both printers: n named values as "name: value" lines or one JSON object. */
+static void print_fields(const char *const names[], const uint64_t values[], size_t n, int json,
+                         reap_write_fn write, void *arg)
 {
     char line[128];
-    const char *sep = "{";
     if (!write)
         write = write_stderr;
-#define PRINT_(name, doc)                                                                  \
-    if (json)                                                                              \
-        snprintf(line, sizeof line, "%s\"%s\": %" PRIu64, sep, #name, s->name);            \
-    else                                                                                   \
-        snprintf(line, sizeof line, "%s: %" PRIu64 "\n", #name, s->name);                  \
-    sep = ", ";                                                                            \
-    write(arg, line);
-    REAP_STATS_FIELDS(PRINT_)
-#undef PRINT_
+    for (size_t i = 0; i < n; i++) {
+        if (json)
+            snprintf(line, sizeof line, "%s\"%s\": %" PRIu64, i ? ", " : "{", names[i], values[i]);
+        else
+            snprintf(line, sizeof line, "%s: %" PRIu64 "\n", names[i], values[i]);
+        write(arg, line);
+    }
     if (json)
         write(arg, "}\n");
+}
+
+#define NAME_(name, doc) #name,
+#define VALUE_(name, doc) s->name,
+
+void reap_stats_print(const reap_stats_t *s, int json, reap_write_fn write, void *arg)
+{
+    static const char *const names[] = {REAP_STATS_FIELDS(NAME_)};
+    const uint64_t values[] = {REAP_STATS_FIELDS(VALUE_)};
+    print_fields(names, values, sizeof values / sizeof values[0], json, write, arg);
+}
+
+void reap_base_stats_print(const reap_base_stats_t *s, int json, reap_write_fn write, void *arg)
+{
+    static const char *const names[] = {REAP_BASE_STATS_FIELDS(NAME_)};
+    const uint64_t values[] = {REAP_BASE_STATS_FIELDS(VALUE_)};
+    print_fields(names, values, sizeof values / sizeof values[0], json, write, arg);
 }

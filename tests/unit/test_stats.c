@@ -153,6 +153,33 @@ static void printers_carry_every_field(void **state)
     assert_int_equal(colons, fields);
 }
 
+static void base_figures_follow_the_reaps(void **state)
+{
+    (void)state;
+    reap_base_stats_t before, during, after;
+    reap_get_base_stats(&before);
+    reap_t *r = reap_create(NULL);
+    void *big = reap_malloc(r, 1 << 20);
+    assert_non_null(big);
+    reap_get_base_stats(&during);
+    assert_true(during.in_use >= before.in_use + (1 << 20));
+    assert_true(during.held >= during.in_use);
+    assert_true(during.peak_held >= during.held);
+    reap_destroy(r);
+    reap_get_base_stats(&after);
+    assert_int_equal(after.in_use, before.in_use);
+    sink_t text = {.len = 0};
+    reap_base_stats_print(&after, 0, collect, &text);
+    int lines = 0, fields = 0;
+    for (const char *c = text.buf; *c; c++)
+        lines += *c == '\n';
+#define COUNT_(name, doc) fields++;
+    REAP_BASE_STATS_FIELDS(COUNT_)
+#undef COUNT_
+    assert_int_equal(lines, fields);
+    assert_non_null(strstr(text.buf, "held: "));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +187,7 @@ int main(void)
         cmocka_unit_test(peaks_follow_growth_after_falls),
         cmocka_unit_test(tree_stats_sum_the_subtree),
         cmocka_unit_test(printers_carry_every_field),
+        cmocka_unit_test(base_figures_follow_the_reaps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,23 @@
+/*
+ * env.h - reading REAP_* tunables from the environment.
+ *
+ * Both option tables (options.c for reaps, base/options.c for the base
+ * allocator) describe each tunable once, with its range, and read them all
+ * with rp_env_read().  It does not allocate, so it is safe inside the first
+ * malloc of a program.
+ */
+#ifndef RP_ENV_H
+#define RP_ENV_H
+
+#include <stddef.h>
+
+typedef struct rp_env_option {
+    const char *env; /* REAP_* variable */
+    size_t *value;   /* holds the default; overwritten by a valid setting */
+    size_t min, max; /* a setting outside keeps the default */
+} rp_env_option_t;
+
+/* Sizes take k or m suffixes ("64k"); malformed values keep the default. */
+void rp_env_read(const rp_env_option_t *opts, size_t n);
+
+#endif /* RP_ENV_H */
