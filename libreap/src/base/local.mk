@@ -1,3 +1,43 @@
-# The base allocator behind reaps (see libreap/src/base.h).  Today: plain
-# mmap with a small chunk cache.  The Hoard-style allocator replaces this line.
-RP_BASE_SOURCES = libreap/src/base_mmap.c
+# The base allocator behind reaps (see libreap/src/base.h).
+#
+# RP_HOARD_SOURCES is the Hoard-style allocator of this directory.  It is
+# also built alone, as libreap_hoard.la, for its unit tests and for the
+# LD_PRELOAD library libreap-malloc.so.  RP_BASE_SOURCES picks what reaps
+# use: the Hoard-style allocator, or base_mmap.c (plain mmap) to compare.
+RP_HOARD_SOURCES = \
+	libreap/src/base/hoard.h \
+	libreap/src/base/options.c \
+	libreap/src/base/sizeclass.c \
+	libreap/src/base/superblock.c \
+	libreap/src/base/heap.c \
+	libreap/src/base/tcache.c \
+	libreap/src/base/large.c \
+	libreap/src/base/os.c \
+	libreap/src/base/stats.c \
+	libreap/src/base/alloc.c
+
+RP_BASE_SOURCES = $(RP_HOARD_SOURCES)
+
+# libreap_hoard.la feeds libreap-malloc.so, which is only ever preloaded,
+# never dlopen'ed: there TLS descriptors (-mtls-dialect=gnu2, still the
+# dlopen-safe dynamic model) make the thread-cache lookup a cheap call
+# instead of __tls_get_addr, which took a fifth of threadtest's time.  Not
+# for libreap_core, which httpd dlopens: older glibc releases clobbered
+# vector registers on the dlopen path of TLS descriptors (sourceware bug
+# 31372, fixed in 2024).  A GNU make probe: compilers without the flag
+# simply go without.
+HOARD_TLS_CFLAGS := $(shell $(CC) -mtls-dialect=gnu2 -fPIC -S -o /dev/null -x c /dev/null >/dev/null 2>&1 && echo -mtls-dialect=gnu2)
+
+noinst_LTLIBRARIES += libreap/libreap_hoard.la
+libreap_libreap_hoard_la_SOURCES = $(RP_HOARD_SOURCES) libreap/src/env.h libreap/src/env.c
+libreap_libreap_hoard_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(HOARD_TLS_CFLAGS)
+
+# Drop-in malloc for LD_PRELOAD: exports only the C allocation functions.
+lib_LTLIBRARIES += libreap/libreap-malloc.la
+libreap_libreap_malloc_la_SOURCES = libreap/src/malloc.c
+libreap_libreap_malloc_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+libreap_libreap_malloc_la_LIBADD = libreap/libreap_hoard.la
+libreap_libreap_malloc_la_LDFLAGS = -module -avoid-version -shared -pthread
+
+include tests/base/local.mk
+EXTRA_DIST += libreap/src/base/README.md

@@ -1,0 +1,265 @@
+/*
+ * alloc.c - the entry points of the Hoard-style allocator: malloc-like
+ * calls for malloc.c, the rp_base_* interface of base.h for reaps, lazy
+ * initialisation and fork safety.
+ *
+ * Small requests (up to S/2) are served from the thread's cache, refilled
+ * from its heap; larger ones by large.c.  free() finds the header from the
+ * address: a block goes to the thread's cache when its superblock belongs
+ * to the thread's heap, otherwise to the outbox that gives it back to its
+ * own superblock.  Initialisation happens on the first call, must not
+ * allocate (it can run inside a program's first malloc) and registers the
+ * pthread_atfork handlers that keep every allocator lock consistent
+ * across fork().
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../base.h"
+#include "hoard.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+_Atomic int rp_hd_ready;
+static _Atomic int init_claimed;
+
+/* ---- initialisation and fork --------------------------------------------------- */
+
+static void fork_prepare(void)
+{
+    rp_hd_tcache_fork(0);
+    rp_hd_heaps_lock_all();
+    rp_hd_large_fork(0);
+}
+
+static void fork_parent(void)
+{
+    rp_hd_large_fork(1);
+    rp_hd_heaps_unlock_all(false);
+    rp_hd_tcache_fork(1);
+}
+
+static void fork_child(void)
+{
+    rp_hd_large_fork(2);
+    rp_hd_heaps_unlock_all(true);
+    rp_hd_tcache_fork(2);
+}
+
+void rp_hd_init(void)
+{
+    if (likely(atomic_load_explicit(&rp_hd_ready, memory_order_acquire)))
+        return;
+    int expected = 0;
+    if (atomic_compare_exchange_strong(&init_claimed, &expected, 1)) {
+        rp_hd_options_init();
+        rp_hd_sb_mask = ~(rp_hd_opt.sb_size - 1);
+        rp_hd_sc_init(rp_hd_opt.sb_size);
+        rp_hd_heaps_init();
+        rp_hd_tcache_init();
+        atomic_store_explicit(&rp_hd_ready, 1, memory_order_release);
+        /* after `ready': registering may itself call malloc */
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+        return;
+    }
+    while (!atomic_load_explicit(&rp_hd_ready, memory_order_acquire))
+        sched_yield();
+}
+
+/* ---- small blocks ---------------------------------------------------------------- */
+
+static inline void *small_alloc(uint32_t cls)
+{
+    rp_hd_tcache_t *tc = rp_hd_tls;
+    if (likely(tc != NULL)) {
+        rp_hd_bin_t *bin = &tc->bin[cls];
+        void *p = bin->head;
+        if (likely(p != NULL)) {
+            bin->head = *(void **)p;
+            bin->count--;
+            return p;
+        }
+        if (bin->bump < bin->bump_end) {
+            p = bin->bump;
+            bin->bump += rp_hd_sc.size[cls];
+            return p;
+        }
+    } else {
+        tc = rp_hd_tcache_get();
+    }
+    return rp_hd_tcache_refill(tc, cls);
+}
+
+static void bad_pointer(const void *p)
+{
+    char msg[96];
+    int n = snprintf(msg, sizeof msg, "reap: free of a pointer it did not allocate: %p\n", p);
+    (void)!write(2, msg, (size_t)n);
+    abort();
+}
+
+__attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
+{
+    if (!tc)
+        tc = rp_hd_tcache_get();
+    if (atomic_load_explicit(&sb->owner, memory_order_relaxed) != tc->heap) {
+        rp_hd_tcache_free_remote(tc, sb, p);
+        return;
+    }
+    rp_hd_bin_t *bin = &tc->bin[sb->cls];
+    if (bin->cap == 0) {
+        rp_hd_free_locked(sb, p);
+        return;
+    }
+    rp_hd_tcache_flush_bin(tc, sb->cls, bin->cap / 2);
+    *(void **)p = bin->head;
+    bin->head = p;
+    bin->count++;
+}
+
+void rp_hoard_free(void *p)
+{
+    if (unlikely(p == NULL))
+        return;
+    rp_hd_sb_t *sb = rp_hd_hdr(p);
+    if (unlikely(sb->magic != RP_HD_SB_MAGIC)) {
+        if (sb->magic != RP_HD_LARGE_MAGIC)
+            bad_pointer(p);
+        rp_hd_large_free(sb);
+        return;
+    }
+    if (unlikely(atomic_load_explicit(&sb->interior, memory_order_relaxed)))
+        p = rp_hd_sb_block_of(sb, p);
+    rp_hd_tcache_t *tc = rp_hd_tls;
+    if (likely(tc != NULL) &&
+        atomic_load_explicit(&sb->owner, memory_order_relaxed) == tc->heap) {
+        rp_hd_bin_t *bin = &tc->bin[sb->cls];
+        if (likely(bin->count < bin->cap)) {
+            *(void **)p = bin->head;
+            bin->head = p;
+            bin->count++;
+            return;
+        }
+    }
+    free_slow(tc, sb, p);
+}
+
+/* ---- malloc-like entry points ------------------------------------------------------ */
+
+static void *large_malloc(size_t size, bool *zeroed)
+{
+    void *p = rp_hd_large_alloc(size, RP_HD_MIN_ALIGN, zeroed);
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
+/* Out of line, so the small path needs no stack frame. */
+__attribute__((noinline)) static void *large_or_init(size_t size)
+{
+    rp_hd_init();
+    if (size <= rp_hd_sc_max())
+        return small_alloc(rp_hd_sc_of(size));
+    bool zeroed;
+    return large_malloc(size, &zeroed);
+}
+
+void *rp_hoard_malloc(size_t size)
+{
+    if (unlikely(!atomic_load_explicit(&rp_hd_ready, memory_order_acquire)))
+        return large_or_init(size);
+    if (likely(size <= 1024))
+        return small_alloc(rp_hd_sc.small[(size + 15) >> 4]);
+    if (size <= rp_hd_sc_max())
+        return small_alloc(rp_hd_sc_slow(size));
+    return large_or_init(size);
+}
+
+void *rp_hoard_malloc_z(size_t size, bool *zeroed)
+{
+    *zeroed = false;
+    if (unlikely(!atomic_load_explicit(&rp_hd_ready, memory_order_acquire)))
+        rp_hd_init();
+    if (size <= rp_hd_sc_max())
+        return small_alloc(rp_hd_sc_of(size));
+    return large_malloc(size, zeroed);
+}
+
+void *rp_hoard_memalign(size_t align, size_t size)
+{
+    if (align <= RP_HD_MIN_ALIGN)
+        return rp_hoard_malloc(size);
+    rp_hd_init();
+    size_t max = rp_hd_sc_max();
+    if (align <= 64 && size <= max) /* classes that are multiples of 64 */
+        return small_alloc(rp_hd_sc.aligned64[rp_hd_sc_of(size)]);
+    if (size <= max && align <= max - size) {
+        char *p = small_alloc(rp_hd_sc_of(size + align - RP_HD_MIN_ALIGN));
+        if (p && ((uintptr_t)p & (align - 1))) {
+            atomic_store_explicit(&rp_hd_hdr(p)->interior, 1, memory_order_relaxed);
+            p = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+        }
+        return p;
+    }
+    bool zeroed;
+    void *p = rp_hd_large_alloc(size, align, &zeroed);
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
+size_t rp_hoard_usable_size(const void *p)
+{
+    if (!p)
+        return 0;
+    rp_hd_sb_t *sb = rp_hd_hdr(p);
+    if (sb->magic == RP_HD_LARGE_MAGIC)
+        return (size_t)(sb->map_base + sb->map_len - (const char *)p);
+    if (sb->magic != RP_HD_SB_MAGIC)
+        bad_pointer(p);
+    char *block = rp_hd_sb_block_of(sb, (void *)p);
+    return sb->size - (size_t)((const char *)p - block);
+}
+
+void rp_hoard_trim(void)
+{
+    rp_hd_init();
+    rp_hd_tcache_t *tc = rp_hd_tls;
+    if (tc)
+        rp_hd_tcache_flush_all(tc);
+    rp_hd_heap_trim();
+    rp_hd_large_trim();
+}
+
+/* ---- base.h: the interface reaps use ------------------------------------------------ */
+
+void *rp_base_alloc(size_t size)
+{
+    rp_hd_init();
+    if (size <= rp_hd_sc_max())
+        return small_alloc(rp_hd_sc.aligned64[rp_hd_sc_of(size)]);
+    bool zeroed;
+    void *p = rp_hd_large_alloc(size, RP_BASE_ALIGN, &zeroed);
+    if (!p)
+        errno = ENOMEM;
+    return p;
+}
+
+void rp_base_free(void *p, size_t size)
+{
+    (void)size; /* the header knows the size */
+    rp_hoard_free(p);
+}
+
+size_t rp_base_usable(size_t size)
+{
+    rp_hd_init();
+    if (size <= rp_hd_sc_max())
+        return rp_hd_sc.size[rp_hd_sc.aligned64[rp_hd_sc_of(size)]];
+    return rp_hd_large_usable(size);
+}

@@ -1,0 +1,499 @@
+/*
+ * heap.c - Hoard's heaps: superblocks in fullness groups, the emptiness
+ * invariant, and the global heap.
+ *
+ * Heaps 1..n serve threads (through their caches, tcache.c); heap 0 is the
+ * global heap, which holds superblocks given up by the others and the empty
+ * superblocks kept for reuse by any class.  A heap allocates from its
+ * fullest superblock of the class, takes from the global heap when it has
+ * none, and maps new superblocks only when the global heap has none either.
+ * After frees, rp_hd_heap_balance() restores, for every size class c,
+ *     u_c >= a_c - K*S  or  u_c >= (1 - f) * a_c
+ * (u_c: bytes of class c handed out, a_c: bytes of the class's non-empty
+ * superblocks) by moving superblocks at least f empty to the global heap,
+ * and keeps at most K empty superblocks, which is what bounds blowup
+ * (Hoard's theorem 1, per class).  Beyond Hoard, the global heap
+ * unmaps empty superblocks once it holds more than retain_bytes of them.
+ * Every function here expects the named heap's lock to be held.
+ */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hoard.h"
+
+rp_hd_heap_t *rp_hd_heaps;
+uint32_t rp_hd_nheaps;
+
+static uint32_t epoch;       /* decay periods seen (release_excess); global lock */
+static uint64_t epoch_start; /* ms when the current period began; global lock */
+
+static inline size_t sb_bytes(void) { return rp_hd_opt.sb_size; }
+static inline rp_hd_heap_t *global_heap(void) { return &rp_hd_heaps[0]; }
+
+/* ---- lists ---------------------------------------------------------------- */
+
+static rp_hd_sb_t **slot_of(rp_hd_heap_t *h, rp_hd_sb_t *sb)
+{
+    return sb->group == 0 ? &h->empty : &h->group[sb->cls][sb->group];
+}
+
+static void list_push(rp_hd_sb_t **head, rp_hd_sb_t *sb)
+{
+    sb->prev = NULL;
+    sb->next = *head;
+    if (*head)
+        (*head)->prev = sb;
+    *head = sb;
+}
+
+static void list_unlink(rp_hd_sb_t **head, rp_hd_sb_t *sb)
+{
+    if (sb->prev)
+        sb->prev->next = sb->next;
+    else
+        *head = sb->next;
+    if (sb->next)
+        sb->next->prev = sb->prev;
+}
+
+/* Lists sb where its use says: empty list or its fullness group, in front. */
+static void file_sb(rp_hd_heap_t *h, rp_hd_sb_t *sb)
+{
+    if (sb->used == 0) {
+        sb->group = 0;
+        if (h == global_heap())
+            sb->empty_epoch = epoch;
+        h->nempty++;
+    } else {
+        sb->group = rp_hd_sb_group(sb);
+        h->ca[sb->cls] += sb_bytes();
+    }
+    list_push(slot_of(h, sb), sb);
+}
+
+static void unfile_sb(rp_hd_heap_t *h, rp_hd_sb_t *sb)
+{
+    list_unlink(slot_of(h, sb), sb);
+    if (sb->group == 0)
+        h->nempty--;
+    else
+        h->ca[sb->cls] -= sb_bytes();
+}
+
+/* Counts n blocks of sb's class as handed out (n > 0) or back (n < 0). */
+static void count_use(rp_hd_heap_t *h, const rp_hd_sb_t *sb, long n)
+{
+    size_t bytes = (size_t)(n < 0 ? -n : n) * sb->size;
+    if (n < 0) {
+        h->u -= bytes;
+        h->cu[sb->cls] -= bytes;
+    } else {
+        h->u += bytes;
+        h->cu[sb->cls] += bytes;
+    }
+}
+
+/* ---- ownership ---------------------------------------------------------- */
+
+static void adopt(rp_hd_heap_t *h, rp_hd_sb_t *sb)
+{
+    atomic_store_explicit(&sb->owner, h, memory_order_release);
+    h->a += sb_bytes();
+    h->nsb++;
+    count_use(h, sb, sb->used);
+    file_sb(h, sb);
+}
+
+static void drop(rp_hd_heap_t *h, rp_hd_sb_t *sb)
+{
+    unfile_sb(h, sb);
+    h->a -= sb_bytes();
+    h->nsb--;
+    count_use(h, sb, -(long)sb->used);
+}
+
+rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb)
+{
+    for (;;) {
+        rp_hd_heap_t *h = atomic_load_explicit(&sb->owner, memory_order_acquire);
+        pthread_mutex_lock(&h->lock);
+        if (h == atomic_load_explicit(&sb->owner, memory_order_relaxed))
+            return h;
+        pthread_mutex_unlock(&h->lock);
+    }
+}
+
+/* ---- the global heap ------------------------------------------------------ */
+
+/* Return to the OS.  The global heap keeps retain_bytes of empty
+ * superblocks (the most recently emptied ones) for reuse.  Beyond that, an
+ * empty superblock is unmapped once it has stayed empty through a whole
+ * decay period, so a program that frees and reallocates its working set
+ * in a loop does not pay mmap and page faults every time, while a server's
+ * footprint falls within about 2 * decay_ms after a peak (at the next
+ * operation of the global heap; rp_hoard_trim() forces it).  Past
+ * retain_max bytes of empties nothing waits.  Global heap locked. */
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void unmap_sb(rp_hd_heap_t *g, rp_hd_sb_t *sb)
+{
+    drop(g, sb);
+    sb->magic = 0;
+    rp_hd_os_unmap(sb, sb_bytes());
+}
+
+/* Unmaps the empties after the `keep' newest that pass the test. */
+static void unmap_older(rp_hd_heap_t *g, size_t keep, bool all, uint32_t before)
+{
+    rp_hd_sb_t *sb = g->empty;
+    for (size_t i = 0; sb && i < keep; i++)
+        sb = sb->next;
+    while (sb) {
+        rp_hd_sb_t *next = sb->next;
+        if (all || sb->empty_epoch < before)
+            unmap_sb(g, sb);
+        sb = next;
+    }
+}
+
+static void release_excess(rp_hd_heap_t *g, bool force)
+{
+    size_t s = sb_bytes(), keep = rp_hd_opt.retain_bytes / s;
+    if (g->nempty <= keep)
+        return;
+    if (force) {
+        unmap_older(g, keep, true, 0);
+        return;
+    }
+    if (g->nempty > rp_hd_opt.retain_max / s) {
+        /* Over the cap: drop the newest at once.  Walking past the kept
+         * ones instead cost a walk of the whole cap on every release. */
+        while (g->nempty > rp_hd_opt.retain_max / s)
+            unmap_sb(g, g->empty);
+        return;
+    }
+    uint64_t now = now_ms();
+    if (now - epoch_start < rp_hd_opt.decay_ms)
+        return;
+    uint32_t previous = epoch++;
+    epoch_start = now;
+    unmap_older(g, keep, false, previous); /* empty since before the last period began */
+}
+
+/* Maps a batch of superblocks: returns one, files the rest as empty in the
+ * global heap (locked).  Untouched pages of the batch cost no RSS. */
+static rp_hd_sb_t *map_superblocks(rp_hd_heap_t *g)
+{
+    size_t n = rp_hd_opt.batch, s = sb_bytes();
+    char *p = rp_hd_os_map(n * s, s);
+    if (!p && n > 1) {
+        n = 1;
+        p = rp_hd_os_map(s, s);
+    }
+    if (!p)
+        return NULL;
+    for (size_t i = 1; i < n; i++) {
+        rp_hd_sb_t *sb = (rp_hd_sb_t *)(p + i * s); /* zeroed: used == 0 */
+        adopt(g, sb);
+    }
+    return (rp_hd_sb_t *)p;
+}
+
+/* A superblock for class cls moved from the global heap to h (both locks
+ * held while the owner changes), or a new one; NULL when out of memory. */
+static rp_hd_sb_t *fetch_global(rp_hd_heap_t *h, uint32_t cls)
+{
+    rp_hd_heap_t *g = global_heap();
+    rp_hd_sb_t *sb = NULL;
+    pthread_mutex_lock(&g->lock);
+    for (int grp = RP_HD_FULL - 1; grp >= 1 && !sb; grp--)
+        sb = g->group[cls][grp];
+    if (!sb)
+        sb = g->empty;
+    if (sb) {
+        drop(g, sb);
+        h->from_global++;
+    } else {
+        sb = map_superblocks(g);
+    }
+    if (sb)
+        atomic_store_explicit(&sb->owner, h, memory_order_release);
+    pthread_mutex_unlock(&g->lock);
+    return sb;
+}
+
+/* Moves sb from h to the global heap (h locked). */
+static void transfer_out(rp_hd_heap_t *h, rp_hd_sb_t *sb)
+{
+    rp_hd_heap_t *g = global_heap();
+    drop(h, sb);
+    h->to_global++;
+    pthread_mutex_lock(&g->lock);
+    adopt(g, sb);
+    if (sb->used == 0)
+        release_excess(g, false);
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* ---- allocation ------------------------------------------------------------ */
+
+static rp_hd_sb_t *fullest(rp_hd_heap_t *h, uint32_t cls)
+{
+    for (int grp = RP_HD_FULL - 1; grp >= 1; grp--)
+        if (h->group[cls][grp])
+            return h->group[cls][grp];
+    return NULL;
+}
+
+/* A superblock of h with a free block of class cls, or NULL (no memory). */
+static rp_hd_sb_t *find_space(rp_hd_heap_t *h, uint32_t cls)
+{
+    rp_hd_sb_t *sb = fullest(h, cls);
+    if (sb)
+        return sb;
+    if (h->empty && h != global_heap()) {
+        sb = h->empty;
+        unfile_sb(h, sb);
+    } else {
+        sb = fetch_global(h, cls);
+        if (!sb)
+            return NULL;
+        h->a += sb_bytes();
+        h->nsb++;
+        count_use(h, sb, sb->used);
+    }
+    if (sb->used == 0 && (sb->magic != RP_HD_SB_MAGIC || sb->cls != cls))
+        rp_hd_sb_format(sb, cls);
+    file_sb(h, sb);
+    return sb;
+}
+
+size_t rp_hd_heap_take(rp_hd_heap_t *h, uint32_t cls, void **out, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        rp_hd_sb_t *sb = find_space(h, cls);
+        if (!sb)
+            break;
+        unfile_sb(h, sb);
+        size_t before = got;
+        void *p;
+        while (got < n && (p = rp_hd_sb_pop(sb)) != NULL)
+            out[got++] = p;
+        count_use(h, sb, (long)(got - before));
+        file_sb(h, sb);
+    }
+    return got;
+}
+
+size_t rp_hd_heap_take_range(rp_hd_heap_t *h, uint32_t cls, size_t n, char **start)
+{
+    rp_hd_sb_t *sb = find_space(h, cls);
+    if (!sb || sb->free || sb->bump >= sb->end)
+        return 0;
+    size_t room = (size_t)(sb->end - sb->bump) / sb->size;
+    size_t k = n < room ? n : room;
+    unfile_sb(h, sb);
+    *start = sb->bump;
+    sb->bump += k * sb->size;
+    sb->used += (uint32_t)k;
+    count_use(h, sb, (long)k);
+    file_sb(h, sb);
+    return k;
+}
+
+/* ---- free ------------------------------------------------------------------ */
+
+void rp_hd_heap_give_chain(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *head, void *tail, uint32_t n)
+{
+    unfile_sb(h, sb);
+    *(void **)tail = sb->free;
+    sb->free = head;
+    sb->used -= n;
+    count_use(h, sb, -(long)n);
+    h->dirty |= (uint64_t)1 << sb->cls;
+    if (sb->used == 0) /* forget the scattered free list: bump from the start again */
+        rp_hd_sb_reset(sb);
+    file_sb(h, sb); /* to the front of its group: Hoard's move-to-front */
+    if (sb->used == 0 && h == global_heap())
+        release_excess(h, false);
+}
+
+void rp_hd_heap_give(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *p)
+{
+    rp_hd_heap_give_chain(h, sb, p, p, 1);
+}
+
+/* A superblock of class c at least f empty, emptiest groups first; NULL
+ * if none. */
+static rp_hd_sb_t *victim(rp_hd_heap_t *h, uint32_t c)
+{
+    for (int grp = 1; grp < RP_HD_FULL; grp++)
+        for (rp_hd_sb_t *sb = h->group[c][grp]; sb; sb = sb->next)
+            if ((size_t)(sb->nblocks - sb->used) * 100 >= rp_hd_opt.empty_pct * sb->nblocks)
+                return sb;
+    return NULL;
+}
+
+/* Hoard's emptiness threshold, crossed: u < a - K*S and u < (1 - f) * a. */
+static bool too_empty(size_t u, size_t a)
+{
+    size_t slack = rp_hd_opt.k_slack * sb_bytes();
+    return a > slack && u < a - slack && u * 100 < (100 - rp_hd_opt.empty_pct) * a;
+}
+
+/* Hoard states the invariant per size class (its theorem holds class by
+ * class), and so do we: a heap with a few blocks in each of many classes
+ * keeps one partly used superblock per class instead of shuttling them to
+ * the global heap.  Empty superblocks belong to no class: a heap keeps K. */
+void rp_hd_heap_balance(rp_hd_heap_t *h)
+{
+#ifdef REAP_DEBUG
+    if (!rp_hd_heap_check(h)) {
+        static const char msg[] = "reap: base allocator heap corrupted\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        abort();
+    }
+#endif
+    if (h == global_heap())
+        return;
+    while (h->dirty) {
+        uint32_t c = (uint32_t)__builtin_ctzll(h->dirty);
+        h->dirty &= h->dirty - 1;
+        while (too_empty(h->cu[c], h->ca[c])) {
+            rp_hd_sb_t *sb = victim(h, c);
+            if (!sb)
+                break;
+            transfer_out(h, sb);
+        }
+    }
+    while (h->nempty > rp_hd_opt.k_slack)
+        transfer_out(h, h->empty);
+}
+
+void rp_hd_heap_trim(void)
+{
+    rp_hd_heap_t *g = global_heap();
+    pthread_mutex_lock(&g->lock);
+    release_excess(g, true);
+    pthread_mutex_unlock(&g->lock);
+}
+
+void rp_hd_free_locked(rp_hd_sb_t *sb, void *p)
+{
+    rp_hd_heap_t *h = rp_hd_lock_owner(sb);
+    rp_hd_heap_give(h, sb, p);
+    rp_hd_heap_balance(h);
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* ---- invariant walker (tests, and every balance under --enable-debug) ---- */
+
+/* Free blocks of sb: its free list (bounded walk) plus the bump space. */
+static bool sb_consistent(const rp_hd_sb_t *sb)
+{
+    uint32_t nfree = 0;
+    for (void *p = sb->free; p; p = *(void **)p) {
+        if (++nfree > sb->nblocks || rp_hd_hdr(p) != sb)
+            return false;
+    }
+    size_t unbumped = (size_t)(sb->end - sb->bump) / sb->size;
+    return sb->used + nfree + unbumped == sb->nblocks;
+}
+
+static bool list_ok(const rp_hd_heap_t *h, const rp_hd_sb_t *head, int grp, size_t *cu, size_t *ca,
+                    size_t *nsb)
+{
+    const rp_hd_sb_t *prev = NULL;
+    for (const rp_hd_sb_t *sb = head; sb; prev = sb, sb = sb->next) {
+        if (sb->prev != prev || atomic_load(&sb->owner) != h || sb->group != grp)
+            return false;
+        if (grp == 0 ? sb->used != 0
+                     : (sb->magic != RP_HD_SB_MAGIC || rp_hd_sb_group(sb) != grp || !sb_consistent(sb)))
+            return false;
+        if (grp != 0) {
+            cu[sb->cls] += (size_t)sb->used * sb->size;
+            ca[sb->cls] += sb_bytes();
+        }
+        (*nsb)++;
+    }
+    return true;
+}
+
+bool rp_hd_heap_check(const rp_hd_heap_t *h)
+{
+    size_t cu[RP_HD_MAX_CLASSES] = {0}, ca[RP_HD_MAX_CLASSES] = {0}, nsb = 0, u = 0;
+    if (!list_ok(h, h->empty, 0, cu, ca, &nsb) || nsb != h->nempty)
+        return false;
+    for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
+        for (int grp = 1; grp <= RP_HD_FULL; grp++) {
+            if (h->group[c][grp] && h->group[c][grp]->cls != c)
+                return false;
+            if (!list_ok(h, h->group[c][grp], grp, cu, ca, &nsb))
+                return false;
+        }
+        if (cu[c] != h->cu[c] || ca[c] != h->ca[c])
+            return false;
+        u += cu[c];
+    }
+    return nsb == h->nsb && h->a == nsb * sb_bytes() && u == h->u;
+}
+
+/* ---- setup and fork -------------------------------------------------------- */
+
+static uint32_t default_heaps(void)
+{
+    cpu_set_t set;
+    int cpus = 1;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        cpus = CPU_COUNT(&set);
+    uint32_t n = 4;
+    while (n < 2u * (uint32_t)cpus && n < RP_HD_MAX_HEAPS)
+        n *= 2;
+    return n;
+}
+
+void rp_hd_heaps_init(void)
+{
+    rp_hd_nheaps = rp_hd_opt.heaps ? (uint32_t)rp_hd_opt.heaps : default_heaps();
+    size_t bytes = (rp_hd_nheaps + 1) * sizeof(rp_hd_heap_t);
+    size_t page = rp_hd_os_page();
+    bytes = (bytes + page - 1) & ~(page - 1);
+    rp_hd_heaps = rp_hd_os_map(bytes, page); /* zeroed */
+    if (!rp_hd_heaps) {
+        static const char msg[] = "reap: cannot map the allocator's heaps\n";
+        (void)!write(2, msg, sizeof msg - 1);
+        abort();
+    }
+    for (uint32_t i = 0; i <= rp_hd_nheaps; i++) {
+        pthread_mutex_init(&rp_hd_heaps[i].lock, NULL);
+        rp_hd_heaps[i].index = i;
+    }
+}
+
+void rp_hd_heaps_lock_all(void)
+{
+    for (uint32_t i = 1; i <= rp_hd_nheaps; i++)
+        pthread_mutex_lock(&rp_hd_heaps[i].lock);
+    pthread_mutex_lock(&rp_hd_heaps[0].lock);
+}
+
+void rp_hd_heaps_unlock_all(bool reinit)
+{
+    for (uint32_t i = 0; i <= rp_hd_nheaps; i++) {
+        if (reinit)
+            pthread_mutex_init(&rp_hd_heaps[i].lock, NULL);
+        else
+            pthread_mutex_unlock(&rp_hd_heaps[i].lock);
+    }
+}

@@ -1,0 +1,354 @@
+/*
+ * hoard.h - the structures of the Hoard-style base allocator and the
+ * prototypes its files share (libreap/src/base/).
+ *
+ * The allocator serves every reap chunk and large object (through base.h)
+ * and, in libreap-malloc.so, every malloc of a program.  It follows Berger's
+ * Hoard (ASPLOS 2000; dissertation ch. 7) and adds two things Hoard lacks:
+ * per-thread caches with a byte bound, and return of memory to the OS.
+ *
+ * Glossary
+ *   S          superblock size, a power of two (rp_hd_opt.sb_size).
+ *   superblock an S-aligned block of S bytes: a header (rp_hd_sb_t) then
+ *              blocks of one size class; a LIFO free list of returned blocks
+ *              plus a bump pointer over blocks never handed out (so a fresh
+ *              superblock touches only the pages it hands out).
+ *   large      an object above S/2: its own mapping, with the same header
+ *              at an S-aligned address inside it (magic RP_HD_LARGE).
+ *   heap       a set of superblocks, per size class in fullness groups,
+ *              plus a list of empty superblocks; one lock.  Heap 0 is the
+ *              global heap; heaps 1..n are shared by threads (a thread is
+ *              bound to the least-loaded heap when it first allocates).
+ *   tcache     a thread's cache of free blocks per class in front of its
+ *              heap (no lock), holding only blocks whose superblock its
+ *              heap owned when they were freed; plus an outbox of blocks
+ *              freed by this thread that belong to other heaps, given back
+ *              to their superblocks in batches (one lock per owning heap).
+ *   invariant  Hoard's emptiness invariant, kept per size class on heaps
+ *              1..n (heap.c): u_c >= a_c - K*S or u_c >= (1 - f) * a_c.
+ *   owner      the heap a superblock belongs to.  Any pointer's header is
+ *              rp_hd_hdr(p) = (p - 1) rounded down to S: blocks never start
+ *              at a superblock's first byte, large objects start after
+ *              their header.
+ *
+ * Lock order: heap i (i >= 1) < global heap; the tcache pool lock and the
+ * large-object lock are never held with another (fork takes them all:
+ * pool, heaps 1..n, global, large).
+ * A superblock's owner changes only with the old and the new heap both
+ * locked, so holding the lock of the heap read from sb->owner and reading
+ * the same owner again proves it is stable.
+ *
+ * Memory bound kept (Hoard's theorem per size class, plus our caches):
+ *   held <= b * live / (1 - f) + H * (classes + 1) * K * S   (heaps 1..H)
+ *         + R                                            (global empties)
+ *         + (empties younger than 2 * decay_ms, at most retain_max)
+ *         + T * (C + O)                                  (thread caches)
+ *         + L                                            (large cache)
+ * where b = 1.2 (class spacing), f = empty fraction, K = slack superblocks,
+ * H = heaps, R = retain_bytes, T = threads, C = 1.5 * sum over classes of
+ * max(tcache_bytes, 2 * size for sizes <= 16 KiB) (a bin's list holds up to
+ * cap blocks and its piece of never-used blocks up to cap / 2 + 1;
+ * about 1.5 * (classes * 8 KiB + 48 KiB)),
+ * O = outbox_bytes, L = large_cache_bytes.  Blocks in a thread's cache or
+ * outbox count as in use for the heaps, which is why T * (C + O) appears.
+ */
+#ifndef RP_HOARD_H
+#define RP_HOARD_H
+
+#ifdef HAVE_CONFIG_H
+#include "config.h" /* REAP_DEBUG */
+#endif
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RP_HD_MAX_CLASSES 64
+#define RP_HD_HDR 128          /* superblock header bytes; blocks start here */
+#define RP_HD_MIN_ALIGN 16     /* every block is at least 16-byte aligned */
+#define RP_HD_SB_MAGIC 0x5eb10cu
+#define RP_HD_LARGE_MAGIC 0x1a29eu
+#define RP_HD_MAX_HEAPS 128
+
+/* Fullness groups: 0 is unused (empty superblocks live on the heap's empty
+ * list), 1..4 hold superblocks with used/n in [0,1/4), [1/4,1/2), [1/2,3/4),
+ * [3/4,1); RP_HD_FULL holds those with no free block. */
+#define RP_HD_GROUPS 6
+#define RP_HD_FULL 5
+
+/* ---- options (options.c) ---------------------------------------------- */
+
+typedef struct rp_hd_options {
+    size_t sb_size;        /* S: power of two, 16 KiB .. 1 MiB */
+    size_t empty_pct;      /* f in percent: a heap more than f empty gives back */
+    size_t k_slack;        /* K: free superblocks a heap may always keep */
+    size_t heaps;          /* per-thread heaps, 0 = 2 * CPUs rounded up (>= 4) */
+    size_t retain_bytes;   /* empty superblocks the global heap keeps mapped */
+    size_t retain_max;     /* beyond this, empties are unmapped at once */
+    size_t decay_ms;       /* other empties are unmapped after this long */
+    size_t tcache_bytes;   /* per thread and class, 0 disables thread caches */
+    size_t outbox_bytes;   /* per thread: remote frees batched before locking */
+    size_t large_cache;    /* freed large mappings kept for reuse, in bytes */
+    size_t batch;          /* superblocks mapped at once from the OS */
+} rp_hd_options_t;
+
+extern rp_hd_options_t rp_hd_opt;
+/* Reads REAP_* from the environment once; called by rp_hd_init(). */
+void rp_hd_options_init(void);
+
+/* ---- size classes (sizeclass.c) ----------------------------------------- */
+
+typedef struct rp_hd_classes {
+    uint32_t n;                             /* number of classes */
+    uint32_t size[RP_HD_MAX_CLASSES];       /* ascending, multiples of 16 */
+    uint32_t nblocks[RP_HD_MAX_CLASSES];    /* blocks per superblock */
+    uint8_t small[1024 / 16 + 1];           /* class of sizes <= 1024 by (n+15)/16 */
+    uint8_t aligned64[RP_HD_MAX_CLASSES];   /* smallest class >= c whose size is a multiple of 64 */
+} rp_hd_classes_t;
+
+extern rp_hd_classes_t rp_hd_sc;
+
+/* Builds the table for superblocks of sb_size bytes: exact classes every 16
+ * bytes up to 128, then each at most 1.2 times the one before, up to S/2. */
+void rp_hd_sc_init(size_t sb_size);
+/* The largest size served from superblocks (S/2). */
+static inline size_t rp_hd_sc_max(void) { return rp_hd_sc.size[rp_hd_sc.n - 1]; }
+/* Class of a size <= rp_hd_sc_max(). */
+uint32_t rp_hd_sc_slow(size_t size);
+static inline uint32_t rp_hd_sc_of(size_t size)
+{
+    if (size <= 1024)
+        return rp_hd_sc.small[(size + 15) >> 4];
+    return rp_hd_sc_slow(size);
+}
+
+/* ---- superblocks (superblock.c) ----------------------------------------- */
+
+struct rp_hd_heap;
+
+typedef struct rp_hd_sb {
+    uint32_t magic;                      /* RP_HD_SB_MAGIC or RP_HD_LARGE_MAGIC */
+    uint32_t cls;                        /* size class; blocks are size bytes */
+    _Atomic(struct rp_hd_heap *) owner;  /* see lock order above; NULL for large */
+    struct rp_hd_sb *prev, *next;        /* in owner's group or empty list */
+    void *free;                          /* LIFO list of returned blocks */
+    char *bump;                          /* first never-used block */
+    char *end;                           /* end of the last whole block */
+    uint32_t size;                       /* block size (superblocks) */
+    uint32_t used;                       /* blocks out: program, tcache or outbox */
+    uint32_t nblocks;                    /* used <= nblocks */
+    uint8_t group;                       /* fullness group it is listed in */
+    uint32_t empty_epoch;                /* global heap: decay period it became empty in */
+    _Atomic uint8_t interior;            /* an aligned alloc handed out an interior pointer */
+    /* large objects only */
+    char *map_base;                      /* start of the mapping */
+    size_t map_len;                      /* length of the mapping */
+    size_t usable;                       /* bytes from the user pointer to the end */
+} rp_hd_sb_t;
+
+_Static_assert(sizeof(rp_hd_sb_t) <= RP_HD_HDR, "superblock header too big");
+
+extern size_t rp_hd_sb_mask; /* ~(S - 1) */
+
+/* Header of any pointer this allocator handed out. */
+static inline rp_hd_sb_t *rp_hd_hdr(const void *p)
+{
+    return (rp_hd_sb_t *)(((uintptr_t)p - 1) & rp_hd_sb_mask);
+}
+
+/* Formats the superblock at sb (S bytes) for class cls, empty. */
+void rp_hd_sb_format(rp_hd_sb_t *sb, uint32_t cls);
+/* Takes one block or returns NULL when the superblock is full. */
+static inline void *rp_hd_sb_pop(rp_hd_sb_t *sb)
+{
+    void *p = sb->free;
+    if (p) {
+        sb->free = *(void **)p;
+    } else if (sb->bump < sb->end) {
+        p = sb->bump;
+        sb->bump += sb->size;
+    } else {
+        return NULL;
+    }
+    sb->used++;
+    return p;
+}
+/* Gives back a block (its start, not an interior pointer). */
+static inline void rp_hd_sb_push(rp_hd_sb_t *sb, void *p)
+{
+    *(void **)p = sb->free;
+    sb->free = p;
+    sb->used--;
+}
+/* Empties a superblock with no block out: allocation bumps in address
+ * order again instead of following a scattered free list. */
+static inline void rp_hd_sb_reset(rp_hd_sb_t *sb)
+{
+    sb->free = NULL;
+    sb->bump = (char *)sb + RP_HD_HDR;
+}
+/* The start of the block holding p (p may point inside after memalign). */
+void *rp_hd_sb_block_of(rp_hd_sb_t *sb, void *p);
+/* The fullness group for the superblock's current use. */
+static inline uint8_t rp_hd_sb_group(const rp_hd_sb_t *sb)
+{
+    uint32_t q = 4 * sb->used, n = sb->nblocks; /* 1 + 4*used/n, without dividing */
+    if (sb->used == n)
+        return RP_HD_FULL;
+    return (uint8_t)(1 + (q >= n) + (q >= 2 * n) + (q >= 3 * n));
+}
+
+/* ---- heaps (heap.c) ------------------------------------------------------ */
+
+typedef struct rp_hd_heap {
+    pthread_mutex_t lock;
+    uint32_t index;                /* 0 = global */
+    uint32_t nthreads;             /* threads bound to it (guarded by the pool lock) */
+    size_t u;                      /* bytes of blocks out (used * size summed) */
+    size_t a;                      /* S * superblocks owned */
+    size_t nsb;                    /* superblocks owned (a / S) */
+    size_t cu[RP_HD_MAX_CLASSES];  /* u of the class's superblocks */
+    size_t ca[RP_HD_MAX_CLASSES];  /* S * non-empty superblocks of the class; on heaps >= 1,
+                                    * after every balance: cu >= ca - K*S or cu >= (1-f) ca;
+                                    * and nempty <= K */
+    uint64_t dirty;                /* classes freed into since the last balance */
+    rp_hd_sb_t *group[RP_HD_MAX_CLASSES][RP_HD_GROUPS]; /* doubly linked, most recently freed first */
+    rp_hd_sb_t *empty;             /* superblocks with used == 0, any class */
+    size_t nempty;
+    uint64_t to_global, from_global; /* superblock transfers */
+} __attribute__((aligned(64))) rp_hd_heap_t;
+
+extern rp_hd_heap_t *rp_hd_heaps; /* [0] global, [1..rp_hd_nheaps] */
+extern uint32_t rp_hd_nheaps;
+
+void rp_hd_heaps_init(void);
+/* Locks the heap owning sb (stable while held); returns it. */
+rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb);
+/* Fills out[] with up to n blocks of class cls from heap h (locked by the
+ * caller); returns how many, 0 only when the OS refused memory. */
+size_t rp_hd_heap_take(rp_hd_heap_t *h, uint32_t cls, void **out, size_t n);
+/* Takes up to n never-used blocks of class cls in one piece when the
+ * fullest superblock with room has no free list; sets *start and returns
+ * how many (0: use rp_hd_heap_take).  h locked. */
+size_t rp_hd_heap_take_range(rp_hd_heap_t *h, uint32_t cls, size_t n, char **start);
+/* Gives back block p of sb to h, its owner (locked by the caller).  Does
+ * not restore the emptiness invariant: call rp_hd_heap_balance after. */
+void rp_hd_heap_give(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *p);
+/* The same for n blocks of sb linked from head to tail. */
+void rp_hd_heap_give_chain(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *head, void *tail, uint32_t n);
+/* Restores Hoard's emptiness invariant on h (locked) by moving mostly
+ * empty superblocks to the global heap. */
+void rp_hd_heap_balance(rp_hd_heap_t *h);
+/* Frees one block from any thread: locks its owner, gives it back. */
+void rp_hd_free_locked(rp_hd_sb_t *sb, void *p);
+/* Unmaps every empty superblock beyond retain_bytes now. */
+void rp_hd_heap_trim(void);
+/* Walks every list of h (locked) and checks links, owners, groups, free
+ * block counts and the u/a/cu/ca/nsb/nempty totals; true when consistent. */
+bool rp_hd_heap_check(const rp_hd_heap_t *h);
+void rp_hd_heaps_lock_all(void);
+void rp_hd_heaps_unlock_all(bool reinit);
+
+/* ---- thread caches (tcache.c) ------------------------------------------- */
+
+typedef struct rp_hd_bin {
+    void *head;     /* LIFO list of free blocks, linked through their first word */
+    uint32_t count; /* blocks on the list, count <= cap */
+    uint32_t cap;   /* blocks kept: tcache_bytes / size, 0 when disabled */
+    char *bump;     /* [bump, bump_end): never-used blocks taken in one piece */
+    char *bump_end; /* from a superblock's bump space; at most cap / 2 + 1 */
+} rp_hd_bin_t;
+
+typedef struct rp_hd_tcache {
+    rp_hd_heap_t *heap;           /* the heap this thread allocates from */
+    struct rp_hd_tcache *next;    /* in the pool of idle caches */
+    void *outbox;                 /* blocks of other heaps' superblocks, linked */
+    size_t outbox_bytes;          /* <= rp_hd_opt.outbox_bytes */
+    rp_hd_bin_t bin[RP_HD_MAX_CLASSES];
+} rp_hd_tcache_t;
+
+/* The calling thread's cache (default TLS model: dlopen-safe); NULL until
+ * its first allocation. */
+extern __thread rp_hd_tcache_t *rp_hd_tls;
+
+/* Returns the calling thread's cache, creating it (and initialising the
+ * allocator) on first use.  Never NULL. */
+rp_hd_tcache_t *rp_hd_tcache_get(void);
+void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls);
+void rp_hd_tcache_flush_bin(rp_hd_tcache_t *tc, uint32_t cls, uint32_t keep);
+void rp_hd_tcache_free_remote(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p);
+void rp_hd_tcache_flush_all(rp_hd_tcache_t *tc);
+void rp_hd_tcache_init(void);
+void rp_hd_tcache_fork(int phase);
+
+/* ---- large objects (large.c) -------------------------------------------- */
+
+/* Maps an object of size bytes aligned to align (power of two); *fresh is
+ * set when its memory is known to be zero.  NULL on failure. */
+void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh);
+void rp_hd_large_free(rp_hd_sb_t *hdr);
+/* Bytes a default-aligned large request of size really gets. */
+size_t rp_hd_large_usable(size_t size);
+void rp_hd_large_fork(int phase);
+void rp_hd_large_trim(void);
+
+/* ---- OS layer (os.c) ----------------------------------------------------- */
+
+/* Maps len bytes aligned to align (a power of two >= page); NULL on failure.
+ * Never touches the memory, so untouched pages cost no RSS. */
+void *rp_hd_os_map(size_t len, size_t align);
+void rp_hd_os_unmap(void *p, size_t len);
+size_t rp_hd_os_page(void);
+
+/* ---- statistics (stats.c) ------------------------------------------------ */
+
+typedef struct rp_hd_counters {
+    _Atomic uint64_t mapped;       /* bytes mapped from the OS now */
+    _Atomic uint64_t peak_mapped;
+    _Atomic uint64_t maps, unmaps; /* mmap and munmap calls */
+    _Atomic uint64_t returned;     /* bytes given back to the OS, ever */
+    _Atomic uint64_t large_in_use; /* bytes of live large objects (mappings) */
+    _Atomic uint64_t large_cached; /* bytes in the large cache */
+} rp_hd_counters_t;
+
+extern rp_hd_counters_t rp_hd_cnt;
+
+typedef struct rp_hoard_stats {
+    uint64_t in_use;        /* bytes of blocks out (incl. thread caches) and large objects */
+    uint64_t held;          /* bytes mapped from the OS */
+    uint64_t peak_held;
+    uint64_t os_maps, os_unmaps;
+    uint64_t returned;      /* bytes unmapped, ever */
+    uint64_t global_empty;  /* bytes of empty superblocks in the global heap */
+    uint64_t large_cached;
+    uint64_t to_global, from_global; /* superblock transfers, all heaps */
+    uint32_t nheaps;        /* entries used in sb_per_heap ([0] = global) */
+    uint32_t sb_per_heap[RP_HD_MAX_HEAPS + 1];
+} rp_hoard_stats_t;
+
+void rp_hoard_get_stats(rp_hoard_stats_t *out);
+/* Writes the statistics as text (json false) or one JSON object. */
+void rp_hoard_stats_print(const rp_hoard_stats_t *st, bool json,
+                          void (*write)(void *arg, const char *s), void *arg);
+
+/* ---- entry points (alloc.c) ------------------------------------------------ */
+
+/* Initialises the allocator once; safe to call from any thread, any time. */
+void rp_hd_init(void);
+extern _Atomic int rp_hd_ready;
+
+/* malloc-like: NULL (errno ENOMEM) on failure; size 0 gives a unique block. */
+void *rp_hoard_malloc(size_t size);
+/* *zeroed is set when the memory is known to be zero already (fresh mapping). */
+void *rp_hoard_malloc_z(size_t size, bool *zeroed);
+void rp_hoard_free(void *p);
+/* align a power of two; NULL (errno ENOMEM) on failure. */
+void *rp_hoard_memalign(size_t align, size_t size);
+size_t rp_hoard_usable_size(const void *p);
+/* Gives the calling thread's cached blocks back and returns every empty
+ * superblock beyond the retain threshold and every cached large mapping
+ * to the OS now (malloc_trim). */
+void rp_hoard_trim(void);
+
+#endif /* RP_HOARD_H */

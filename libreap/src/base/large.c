@@ -1,0 +1,145 @@
+/*
+ * large.c - objects above S/2: one mapping each, plus a small cache.
+ *
+ * A large object's mapping carries the same header as a superblock (magic
+ * RP_HD_LARGE_MAGIC) at an S-aligned address, so rp_hd_hdr() finds it from
+ * any pointer into the object's first S bytes, like a superblock's.  With
+ * alignment up to a page the header has the mapping's first page to itself
+ * and the object follows at +page, so a request of whole pages fits
+ * exactly; with alignment A above a page the object starts at +A (A <= S)
+ * or the header sits S bytes before an A-aligned object (A > S).
+ *
+ * Reaps ask for the same chunk sizes again and again, and programs often
+ * free and reallocate buffers of one size, so freed default-aligned
+ * mappings are kept (up to large_cache bytes, best fit within 1.5x) instead
+ * of being unmapped at once; the rest go straight back to the OS.
+ */
+#include <string.h>
+
+#include "hoard.h"
+
+#define CACHE_MAX 64
+
+static pthread_mutex_t large_lock = PTHREAD_MUTEX_INITIALIZER;
+static rp_hd_sb_t *cache;   /* freed mappings, linked by next */
+static size_t cache_bytes;  /* sum of their map_len <= rp_hd_opt.large_cache */
+static uint32_t cache_n;    /* <= CACHE_MAX */
+
+static size_t page_up(size_t n)
+{
+    size_t page = rp_hd_os_page();
+    return (n + page - 1) & ~(page - 1);
+}
+
+/* Default-aligned objects start one page into their mapping, so that a
+ * request of a multiple of the page size (reap chunks) is met exactly. */
+static size_t default_off(void) { return rp_hd_os_page(); }
+
+size_t rp_hd_large_usable(size_t size) { return page_up(size); }
+
+/* Best cached mapping for size (default alignment), unlinked; or NULL. */
+static rp_hd_sb_t *cache_take(size_t size)
+{
+    rp_hd_sb_t *best = NULL, **best_link = NULL;
+    pthread_mutex_lock(&large_lock);
+    for (rp_hd_sb_t **link = &cache; *link; link = &(*link)->next) {
+        rp_hd_sb_t *h = *link;
+        if (h->usable >= size && h->usable <= size + size / 2 &&
+            (!best || h->usable < best->usable)) {
+            best = h;
+            best_link = link;
+        }
+    }
+    if (best) {
+        *best_link = best->next;
+        cache_bytes -= best->map_len;
+        cache_n--;
+        atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, best->map_len, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&large_lock);
+    return best;
+}
+
+static bool cache_put(rp_hd_sb_t *h)
+{
+    bool kept = false;
+    pthread_mutex_lock(&large_lock);
+    if (cache_n < CACHE_MAX && cache_bytes + h->map_len <= rp_hd_opt.large_cache) {
+        h->next = cache;
+        cache = h;
+        cache_bytes += h->map_len;
+        cache_n++;
+        kept = true;
+        atomic_fetch_add_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&large_lock);
+    return kept;
+}
+
+void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
+{
+    rp_hd_init();
+    size_t s = rp_hd_opt.sb_size;
+    if (align <= default_off()) {
+        rp_hd_sb_t *h = cache_take(size);
+        if (h) {
+            atomic_fetch_add_explicit(&rp_hd_cnt.large_in_use, h->map_len, memory_order_relaxed);
+            *fresh = false;
+            return (char *)h + default_off();
+        }
+    }
+    size_t off = align <= default_off() ? default_off() : align;
+    size_t hdr_off = align <= s ? 0 : align - s;
+    if (size > SIZE_MAX / 2 || off > SIZE_MAX / 4)
+        return NULL;
+    size_t len = page_up(off + size);
+    char *base = rp_hd_os_map(len, align > s ? align : s);
+    if (!base)
+        return NULL;
+    rp_hd_sb_t *h = (rp_hd_sb_t *)(base + hdr_off);
+    h->magic = RP_HD_LARGE_MAGIC;
+    atomic_store_explicit(&h->owner, NULL, memory_order_relaxed);
+    h->map_base = base;
+    h->map_len = len;
+    h->usable = len - off;
+    atomic_fetch_add_explicit(&rp_hd_cnt.large_in_use, len, memory_order_relaxed);
+    *fresh = true;
+    return base + off;
+}
+
+void rp_hd_large_free(rp_hd_sb_t *h)
+{
+    atomic_fetch_sub_explicit(&rp_hd_cnt.large_in_use, h->map_len, memory_order_relaxed);
+    bool default_aligned = h->map_base == (char *)h && h->map_len - h->usable == default_off();
+    if (default_aligned && cache_put(h))
+        return;
+    h->magic = 0;
+    rp_hd_os_unmap(h->map_base, h->map_len);
+}
+
+void rp_hd_large_fork(int phase)
+{
+    if (phase == 0)
+        pthread_mutex_lock(&large_lock);
+    else if (phase == 1)
+        pthread_mutex_unlock(&large_lock);
+    else
+        pthread_mutex_init(&large_lock, NULL);
+}
+
+void rp_hd_large_trim(void)
+{
+    pthread_mutex_lock(&large_lock);
+    rp_hd_sb_t *list = cache;
+    cache = NULL;
+    cache_bytes = 0;
+    cache_n = 0;
+    pthread_mutex_unlock(&large_lock);
+    while (list) {
+        rp_hd_sb_t *h = list;
+        list = h->next;
+        atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
+        h->magic = 0;
+        rp_hd_os_unmap(h->map_base, h->map_len);
+    }
+}

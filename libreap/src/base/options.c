@@ -1,0 +1,50 @@
+/*
+ * options.c - the base allocator's tunables, in one table.
+ *
+ * Every number the Hoard-style allocator's behaviour depends on lives here
+ * with its default, overridable from the environment (REAP_SUPERBLOCK=256k,
+ * sizes accept k/m suffixes).  rp_hd_options_init() reads them once, from
+ * rp_hd_init(), before any superblock exists; it must not allocate, since
+ * it may run inside the first malloc of a program.  Out-of-range values
+ * keep the default.
+ */
+#include "../env.h"
+#include "hoard.h"
+
+rp_hd_options_t rp_hd_opt = {
+    .sb_size = 64u << 10,       /* measured against 256 KiB: see README */
+    .empty_pct = 25,            /* f = 1/4, the paper's value */
+    .k_slack = 1,               /* K: the paper had 4 superblocks of 8 KiB, S is 64 KiB */
+    .heaps = 0,                 /* 2 * CPUs, at least 4 */
+    .retain_bytes = 4u << 20,   /* empty superblocks kept before munmap */
+    .retain_max = 64u << 20,    /* beyond this, empties go back at once */
+    .decay_ms = 50,             /* other empties go back after 50-100 ms */
+    .tcache_bytes = 8u << 10,   /* per thread and class */
+    .outbox_bytes = 16u << 10,  /* remote frees batched per thread */
+    .large_cache = 8u << 20,    /* freed large mappings kept */
+    .batch = 8,                 /* superblocks per mmap */
+};
+
+static const rp_env_option_t options[] = {
+    {"REAP_SUPERBLOCK", &rp_hd_opt.sb_size, 16u << 10, 1u << 20},
+    {"REAP_EMPTY_PCT", &rp_hd_opt.empty_pct, 1, 99},
+    {"REAP_K", &rp_hd_opt.k_slack, 0, 1024},
+    {"REAP_HEAPS", &rp_hd_opt.heaps, 0, RP_HD_MAX_HEAPS},
+    {"REAP_RETAIN", &rp_hd_opt.retain_bytes, 0, (size_t)1 << 40},
+    {"REAP_RETAIN_MAX", &rp_hd_opt.retain_max, 0, (size_t)1 << 40},
+    {"REAP_DECAY_MS", &rp_hd_opt.decay_ms, 0, 3600000},
+    {"REAP_TCACHE", &rp_hd_opt.tcache_bytes, 0, 1u << 20},
+    {"REAP_OUTBOX", &rp_hd_opt.outbox_bytes, 0, 1u << 20},
+    {"REAP_LARGE_CACHE", &rp_hd_opt.large_cache, 0, (size_t)1 << 40},
+    {"REAP_SB_BATCH", &rp_hd_opt.batch, 1, 256},
+};
+
+void rp_hd_options_init(void)
+{
+    rp_env_read(options, sizeof options / sizeof options[0]);
+    /* S must be a power of two: superblocks are found by masking. */
+    if (rp_hd_opt.sb_size & (rp_hd_opt.sb_size - 1))
+        rp_hd_opt.sb_size = 64u << 10;
+    if (rp_hd_opt.retain_max < rp_hd_opt.retain_bytes)
+        rp_hd_opt.retain_max = rp_hd_opt.retain_bytes;
+}

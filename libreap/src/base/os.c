@@ -1,0 +1,65 @@
+/*
+ * os.c - the allocator's only contact with the kernel: aligned mappings.
+ *
+ * Contract: rp_hd_os_map(len, align) returns len bytes of fresh zeroed
+ * memory at an address that is a multiple of align, or NULL; pages are not
+ * touched, so they cost no RSS until used.  rp_hd_os_unmap() gives any
+ * page-aligned part of a mapping back.  Both keep the mapping counters of
+ * rp_hd_cnt (stats.c).  Alignment is obtained by mapping align - page bytes
+ * more and unmapping the ragged ends.
+ */
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hoard.h"
+
+static size_t page_size;
+
+size_t rp_hd_os_page(void)
+{
+    if (!page_size)
+        page_size = (size_t)sysconf(_SC_PAGESIZE);
+    return page_size;
+}
+
+static void count_map(size_t len)
+{
+    uint64_t now = atomic_fetch_add_explicit(&rp_hd_cnt.mapped, len, memory_order_relaxed) + len;
+    atomic_fetch_add_explicit(&rp_hd_cnt.maps, 1, memory_order_relaxed);
+    uint64_t peak = atomic_load_explicit(&rp_hd_cnt.peak_mapped, memory_order_relaxed);
+    while (now > peak && !atomic_compare_exchange_weak(&rp_hd_cnt.peak_mapped, &peak, now))
+        ;
+}
+
+void *rp_hd_os_map(size_t len, size_t align)
+{
+    size_t page = rp_hd_os_page();
+    if (align < page)
+        align = page;
+    size_t extra = align - page;
+    if (len > SIZE_MAX - extra) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    char *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    char *q = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+    if (q > p)
+        munmap(p, (size_t)(q - p));
+    if (q + len < p + len + extra)
+        munmap(q + len, (size_t)(p + len + extra - (q + len)));
+    count_map(len);
+    return q;
+}
+
+void rp_hd_os_unmap(void *p, size_t len)
+{
+    munmap(p, len);
+    atomic_fetch_sub_explicit(&rp_hd_cnt.mapped, len, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rp_hd_cnt.unmaps, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rp_hd_cnt.returned, len, memory_order_relaxed);
+}

@@ -1,0 +1,95 @@
+/*
+ * stats.c - the base allocator's statistics, defined once.
+ *
+ * Mapping counters are atomics kept by os.c and large.c; heap figures are
+ * read under each heap's lock, one heap at a time, so a snapshot is
+ * consistent per heap but not across heaps.  rp_hoard_stats_print() writes
+ * the same fields as text or JSON from one table, for mod_reap and tests.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../base.h"
+#include "hoard.h"
+
+rp_hd_counters_t rp_hd_cnt;
+
+void rp_hoard_get_stats(rp_hoard_stats_t *out)
+{
+    memset(out, 0, sizeof *out);
+    rp_hd_init();
+    for (uint32_t i = 0; i <= rp_hd_nheaps; i++) {
+        rp_hd_heap_t *h = &rp_hd_heaps[i];
+        pthread_mutex_lock(&h->lock);
+        out->in_use += h->u;
+        if (i < RP_HD_MAX_HEAPS + 1)
+            out->sb_per_heap[i] = (uint32_t)h->nsb;
+        if (i == 0)
+            out->global_empty = (uint64_t)h->nempty * rp_hd_opt.sb_size;
+        out->to_global += h->to_global;
+        out->from_global += h->from_global;
+        pthread_mutex_unlock(&h->lock);
+    }
+    out->nheaps = rp_hd_nheaps + 1;
+    out->in_use += atomic_load(&rp_hd_cnt.large_in_use);
+    out->held = atomic_load(&rp_hd_cnt.mapped);
+    out->peak_held = atomic_load(&rp_hd_cnt.peak_mapped);
+    out->os_maps = atomic_load(&rp_hd_cnt.maps);
+    out->os_unmaps = atomic_load(&rp_hd_cnt.unmaps);
+    out->returned = atomic_load(&rp_hd_cnt.returned);
+    out->large_cached = atomic_load(&rp_hd_cnt.large_cached);
+}
+
+#define FIELDS(X)                                  \
+    X(in_use, "bytes in use (incl. thread caches)") \
+    X(held, "bytes mapped from the OS")            \
+    X(peak_held, "peak bytes mapped")              \
+    X(os_maps, "mmap calls")                       \
+    X(os_unmaps, "munmap calls")                   \
+    X(returned, "bytes returned to the OS")        \
+    X(global_empty, "empty superblock bytes in the global heap") \
+    X(large_cached, "large mapping bytes cached")  \
+    X(to_global, "superblocks moved to the global heap") \
+    X(from_global, "superblocks taken from the global heap")
+
+void rp_hoard_stats_print(const rp_hoard_stats_t *st, bool json,
+                          void (*write)(void *arg, const char *s), void *arg)
+{
+    char buf[160];
+    const char *sep = "{";
+#define PRINT(name, what)                                                       \
+    if (json)                                                                   \
+        snprintf(buf, sizeof buf, "%s\"%s\":%" PRIu64, sep, #name, st->name);   \
+    else                                                                        \
+        snprintf(buf, sizeof buf, "%-14s %14" PRIu64 "  %s\n", #name, st->name, what); \
+    write(arg, buf);                                                            \
+    sep = ",";
+    FIELDS(PRINT)
+#undef PRINT
+    write(arg, json ? ",\"sb_per_heap\":[" : "sb_per_heap   ");
+    for (uint32_t i = 0; i < st->nheaps && i <= RP_HD_MAX_HEAPS; i++) {
+        snprintf(buf, sizeof buf, json ? "%s%" PRIu32 : "%s%" PRIu32, i ? (json ? "," : " ") : "",
+                 st->sb_per_heap[i]);
+        write(arg, buf);
+    }
+    write(arg, json ? "]}" : "  (heap 0 is global)\n");
+}
+
+void rp_base_get_stats(rp_base_stats_t *out)
+{
+    rp_hoard_stats_t st;
+    rp_hoard_get_stats(&st);
+    *out = (rp_base_stats_t){0};
+    out->in_use = st.in_use;
+    out->held = st.held;
+    out->peak_held = st.peak_held;
+    out->cached = st.global_empty + st.large_cached;
+    out->returned = st.returned;
+    out->os_maps = st.os_maps;
+    out->os_unmaps = st.os_unmaps;
+    for (uint32_t i = 0; i < st.nheaps && i <= RP_HD_MAX_HEAPS; i++)
+        out->superblocks += st.sb_per_heap[i];
+    out->to_global = st.to_global;
+    out->from_global = st.from_global;
+}

@@ -1,0 +1,260 @@
+/*
+ * tcache.c - per-thread caches in front of the heaps, and the binding of
+ * threads to heaps.
+ *
+ * A thread's first allocation binds it to the heap with the fewest threads
+ * and gives it a cache: per class, a LIFO list of free blocks taken from or
+ * freed to that heap, at most tcache_bytes per class, so most mallocs and
+ * frees take no lock.  A cache holds only blocks whose superblock its heap
+ * owned when they were freed, so a thread never reuses a block from a
+ * cache line another heap allocates from (no passive false sharing).
+ * Blocks of other heaps go to the outbox and are given back to their own
+ * superblocks in batches, one lock per owning heap.
+ *
+ * The cache pointer is default-model TLS (works in a dlopen'ed module) and
+ * a pthread key flushes the cache when the thread exits; the cache then
+ * goes to a pool for the next thread, so thread churn maps nothing new.
+ * After its exit flush a thread uses `dead', a cache that keeps nothing.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hoard.h"
+
+__thread rp_hd_tcache_t *rp_hd_tls;
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static rp_hd_tcache_t *pool; /* idle caches, linked by next */
+static pthread_key_t exit_key;
+static rp_hd_tcache_t dead;  /* caps 0: every operation takes the locked path */
+
+#define REFILL_MAX 128
+
+/* ---- binding ---------------------------------------------------------------- */
+
+static rp_hd_heap_t *least_loaded_heap(void)
+{
+    rp_hd_heap_t *best = &rp_hd_heaps[1];
+    for (uint32_t i = 2; i <= rp_hd_nheaps; i++)
+        if (rp_hd_heaps[i].nthreads < best->nthreads)
+            best = &rp_hd_heaps[i];
+    return best;
+}
+
+static void set_caps(rp_hd_tcache_t *tc)
+{
+    for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
+        size_t size = rp_hd_sc.size[c];
+        size_t cap = rp_hd_opt.tcache_bytes / size;
+        if (rp_hd_opt.tcache_bytes && cap < 2 && size <= 16384)
+            cap = 2; /* reap chunks of 8 and 16 KiB: a pair stays local */
+        tc->bin[c].cap = (uint32_t)(cap > 256 ? 256 : cap);
+    }
+}
+
+static rp_hd_tcache_t *tcache_create(void)
+{
+    pthread_mutex_lock(&pool_lock);
+    rp_hd_tcache_t *tc = pool;
+    if (tc)
+        pool = tc->next;
+    rp_hd_heap_t *h = least_loaded_heap();
+    h->nthreads++;
+    pthread_mutex_unlock(&pool_lock);
+    if (!tc) {
+        size_t page = rp_hd_os_page();
+        tc = rp_hd_os_map((sizeof *tc + page - 1) & ~(page - 1), page);
+        if (!tc) {
+            pthread_mutex_lock(&pool_lock);
+            h->nthreads--;
+            pthread_mutex_unlock(&pool_lock);
+            return &dead;
+        }
+    }
+    memset(tc, 0, sizeof *tc);
+    tc->heap = h;
+    set_caps(tc);
+    rp_hd_tls = tc; /* before setspecific, which may call malloc */
+    pthread_setspecific(exit_key, tc);
+    return tc;
+}
+
+static void thread_exit(void *arg)
+{
+    rp_hd_tcache_t *tc = arg;
+    rp_hd_tls = &dead; /* frees from later destructors go the locked way */
+    rp_hd_tcache_flush_all(tc);
+    pthread_mutex_lock(&pool_lock);
+    tc->heap->nthreads--;
+    tc->next = pool;
+    pool = tc;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+rp_hd_tcache_t *rp_hd_tcache_get(void)
+{
+    rp_hd_tcache_t *tc = rp_hd_tls;
+    if (tc)
+        return tc;
+    rp_hd_init();
+    return tcache_create();
+}
+
+void rp_hd_tcache_init(void)
+{
+    dead.heap = &rp_hd_heaps[1];
+    pthread_key_create(&exit_key, thread_exit);
+}
+
+/* ---- refill and flush ------------------------------------------------------- */
+
+/* Prefers a piece of never-used blocks (no links to write or follow: the
+ * usual case after a superblock empties and is reset); otherwise takes a
+ * batch of blocks off free lists. */
+void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
+{
+    rp_hd_bin_t *bin = &tc->bin[cls];
+    void *out[REFILL_MAX];
+    size_t want = bin->cap / 2 + 1;
+    if (want > REFILL_MAX)
+        want = REFILL_MAX;
+    char *start = NULL;
+    size_t got = 0, range = 0;
+    pthread_mutex_lock(&tc->heap->lock);
+    if (want > 1) /* never for `dead', whose bins stay empty */
+        range = rp_hd_heap_take_range(tc->heap, cls, want, &start);
+    if (range == 0)
+        got = rp_hd_heap_take(tc->heap, cls, out, want);
+    pthread_mutex_unlock(&tc->heap->lock);
+    if (range > 0) {
+        size_t size = rp_hd_sc.size[cls];
+        bin->bump = start + size;
+        bin->bump_end = start + range * size;
+        return start;
+    }
+    if (got == 0) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (size_t i = got - 1; i >= 1; i--) {
+        *(void **)out[i] = bin->head;
+        bin->head = out[i];
+    }
+    bin->count += (uint32_t)(got - 1);
+    return out[0];
+}
+
+/* The heap owning sb right now (it may change once read). */
+static rp_hd_heap_t *owner_now(rp_hd_sb_t *sb)
+{
+    return atomic_load_explicit(&sb->owner, memory_order_acquire);
+}
+
+/* Gives back the blocks of list whose superblock h owns (h locked), runs
+ * of blocks from one superblock at a time; returns the others, linked. */
+static void *give_owned(rp_hd_heap_t *h, void *list)
+{
+    void *other = NULL;
+    while (list) {
+        void *head = list, *tail = list;
+        rp_hd_sb_t *sb = rp_hd_hdr(head);
+        uint32_t n = 1;
+        list = *(void **)head;
+        while (list && rp_hd_hdr(list) == sb) { /* frees come in runs */
+            tail = list;
+            list = *(void **)list;
+            n++;
+        }
+        if (atomic_load_explicit(&sb->owner, memory_order_relaxed) == h) {
+            rp_hd_heap_give_chain(h, sb, head, tail, n);
+        } else { /* another heap's, or moved to the global heap meanwhile */
+            *(void **)tail = other;
+            other = head;
+        }
+    }
+    return other;
+}
+
+/* Gives back a list of blocks: those of h's superblocks under one lock,
+ * the rest under one lock per owning heap. */
+static void give_list(rp_hd_heap_t *h, void *list)
+{
+    while (list) {
+        pthread_mutex_lock(&h->lock);
+        list = give_owned(h, list);
+        rp_hd_heap_balance(h);
+        pthread_mutex_unlock(&h->lock);
+        if (list)
+            h = owner_now(rp_hd_hdr(list));
+    }
+}
+
+void rp_hd_tcache_flush_bin(rp_hd_tcache_t *tc, uint32_t cls, uint32_t keep)
+{
+    rp_hd_bin_t *bin = &tc->bin[cls];
+    if (bin->count <= keep)
+        return;
+    void **link = &bin->head; /* keep the most recently freed (warm) ones */
+    for (uint32_t i = 0; i < keep; i++)
+        link = (void **)*link;
+    void *rest = *link;
+    *link = NULL;
+    bin->count = keep;
+    give_list(tc->heap, rest);
+}
+
+/* Gives every block of the outbox back, one lock per owning heap. */
+static void flush_outbox(rp_hd_tcache_t *tc)
+{
+    void *list = tc->outbox;
+    tc->outbox = NULL;
+    tc->outbox_bytes = 0;
+    if (list)
+        give_list(owner_now(rp_hd_hdr(list)), list);
+}
+
+void rp_hd_tcache_free_remote(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
+{
+    if (tc == &dead || rp_hd_opt.outbox_bytes == 0) {
+        rp_hd_free_locked(sb, p);
+        return;
+    }
+    *(void **)p = tc->outbox;
+    tc->outbox = p;
+    tc->outbox_bytes += sb->size;
+    if (tc->outbox_bytes >= rp_hd_opt.outbox_bytes)
+        flush_outbox(tc);
+}
+
+/* Links the unused rest of a bin's piece into its list. */
+static void range_to_list(rp_hd_bin_t *bin, uint32_t cls)
+{
+    size_t size = rp_hd_sc.size[cls];
+    for (char *p = bin->bump; p < bin->bump_end; p += size) {
+        *(void **)p = bin->head;
+        bin->head = p;
+        bin->count++;
+    }
+    bin->bump = bin->bump_end = NULL;
+}
+
+void rp_hd_tcache_flush_all(rp_hd_tcache_t *tc)
+{
+    for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
+        range_to_list(&tc->bin[c], c);
+        rp_hd_tcache_flush_bin(tc, c, 0);
+    }
+    flush_outbox(tc);
+}
+
+void rp_hd_tcache_fork(int phase)
+{
+    if (phase == 0)
+        pthread_mutex_lock(&pool_lock);
+    else if (phase == 1)
+        pthread_mutex_unlock(&pool_lock);
+    else
+        pthread_mutex_init(&pool_lock, NULL);
+}

@@ -1,0 +1,154 @@
+/*
+ * malloc.c - the C allocation functions of libreap-malloc.so, for
+ * LD_PRELOAD: malloc, free, calloc, realloc, posix_memalign, aligned_alloc,
+ * memalign, valloc, pvalloc, malloc_usable_size and malloc_trim, all served by the
+ * Hoard-style base allocator (libreap/src/base/).
+ *
+ * glibc routes its own internal allocations (stdio buffers, getpwnam,
+ * dlopen, pthread keys) through these same symbols, and the first call can
+ * come before any constructor runs: the allocator initialises itself on
+ * the first call without allocating.  Errors follow POSIX: NULL with errno
+ * ENOMEM, EINVAL returned by posix_memalign for a bad alignment.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/hoard.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+EXPORT void *malloc(size_t size);
+EXPORT void free(void *p);
+EXPORT void *calloc(size_t n, size_t size);
+EXPORT void *realloc(void *p, size_t size);
+EXPORT int posix_memalign(void **out, size_t align, size_t size);
+EXPORT void *aligned_alloc(size_t align, size_t size);
+EXPORT void *memalign(size_t align, size_t size);
+EXPORT void *valloc(size_t size);
+EXPORT void *pvalloc(size_t size);
+EXPORT size_t malloc_usable_size(void *p);
+EXPORT int malloc_trim(size_t pad);
+
+void *malloc(size_t size) { return rp_hoard_malloc(size); }
+
+void free(void *p) { rp_hoard_free(p); }
+
+void *calloc(size_t n, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    bool zeroed;
+    void *p = rp_hoard_malloc_z(total, &zeroed);
+    if (p && !zeroed)
+        memset(p, 0, total);
+    return p;
+}
+
+/* Grows or shrinks by moving, unless the block already fits and would not
+ * waste more than half of itself. */
+void *realloc(void *p, size_t size)
+{
+    if (!p)
+        return rp_hoard_malloc(size);
+    if (size == 0) { /* glibc's behaviour: free and return NULL */
+        rp_hoard_free(p);
+        return NULL;
+    }
+    size_t have = rp_hoard_usable_size(p);
+    if (size <= have && size >= have / 2)
+        return p;
+    void *q = rp_hoard_malloc(size);
+    if (!q)
+        return NULL; /* p stays valid, errno is ENOMEM */
+    memcpy(q, p, size < have ? size : have);
+    rp_hoard_free(p);
+    return q;
+}
+
+static bool power_of_two(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+int posix_memalign(void **out, size_t align, size_t size)
+{
+    if (!power_of_two(align) || align % sizeof(void *) != 0)
+        return EINVAL;
+    int saved = errno;
+    void *p = rp_hoard_memalign(align, size);
+    errno = saved;
+    if (!p)
+        return ENOMEM;
+    *out = p;
+    return 0;
+}
+
+void *aligned_alloc(size_t align, size_t size)
+{
+    if (!power_of_two(align)) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return rp_hoard_memalign(align, size);
+}
+
+/* glibc rounds a non-power-of-two alignment up; so do we. */
+void *memalign(size_t align, size_t size)
+{
+    if (align > SIZE_MAX / 2) {
+        errno = EINVAL;
+        return NULL;
+    }
+    size_t a = 1;
+    while (a < align)
+        a <<= 1;
+    return rp_hoard_memalign(a, size);
+}
+
+void *valloc(size_t size) { return rp_hoard_memalign((size_t)sysconf(_SC_PAGESIZE), size); }
+
+void *pvalloc(size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    if (size > SIZE_MAX - page) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t rounded = (size + page - 1) & ~(page - 1);
+    return rp_hoard_memalign(page, rounded ? rounded : page);
+}
+
+size_t malloc_usable_size(void *p) { return rp_hoard_usable_size(p); }
+
+/* Returns free memory to the OS now; 1 as glibc does when it could. */
+int malloc_trim(size_t pad)
+{
+    (void)pad;
+    rp_hoard_trim();
+    return 1;
+}
+
+static void write_stderr(void *arg, const char *text)
+{
+    (void)arg;
+    (void)!write(2, text, strlen(text));
+}
+
+/* REAP_SHOW_STATS=1 (text) or =json prints the allocator's statistics on
+ * stderr when the program exits. */
+__attribute__((destructor)) static void show_stats(void)
+{
+    const char *how = getenv("REAP_SHOW_STATS");
+    if (!how || !*how || strcmp(how, "0") == 0 || !atomic_load(&rp_hd_ready))
+        return;
+    rp_hoard_stats_t st;
+    rp_hoard_get_stats(&st);
+    bool json = strcmp(how, "json") == 0;
+    write_stderr(NULL, json ? "" : "libreap-malloc statistics:\n");
+    rp_hoard_stats_print(&st, json, write_stderr, NULL);
+    if (json)
+        write_stderr(NULL, "\n");
+}

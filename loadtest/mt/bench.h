@@ -1,0 +1,95 @@
+/*
+ * bench.h - what the allocator benchmarks of loadtest/mt/ share: argument
+ * parsing (-t threads, -s scale), a clock, a deterministic random number
+ * generator, and one result line per run in a fixed format that run.sh
+ * parses:
+ *   bench=NAME threads=N seconds=S ops=N mops_per_s=X peak_rss_kb=K [extra]
+ * The benchmarks only call malloc/free: the allocator is chosen outside,
+ * with LD_PRELOAD.
+ */
+#ifndef REAP_BENCH_H
+#define REAP_BENCH_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct bench_args {
+    int threads; /* -t, default 1 */
+    double scale; /* -s, multiplies the amount of work, default 1 */
+} bench_args_t;
+
+static inline bench_args_t bench_parse(int argc, char **argv, const char *usage)
+{
+    bench_args_t a = {1, 1.0};
+    int c;
+    while ((c = getopt(argc, argv, "t:s:h")) != -1) {
+        if (c == 't')
+            a.threads = atoi(optarg);
+        else if (c == 's')
+            a.scale = atof(optarg);
+        else {
+            fprintf(stderr, "usage: %s [-t threads] [-s scale]\n%s\n", argv[0], usage);
+            exit(c == 'h' ? 0 : 2);
+        }
+    }
+    if (a.threads < 1 || a.threads > 1024 || !(a.scale > 0)) {
+        fprintf(stderr, "%s: threads must be 1..1024 and scale > 0\n", argv[0]);
+        exit(2);
+    }
+    return a;
+}
+
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline long bench_peak_rss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+static inline uint64_t bench_rand(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static inline void bench_report(const char *name, int threads, double secs, double ops,
+                                const char *extra)
+{
+    printf("bench=%s threads=%d seconds=%.4f ops=%.0f mops_per_s=%.3f peak_rss_kb=%ld%s%s\n",
+           name, threads, secs, ops, ops / secs / 1e6, bench_peak_rss_kb(),
+           extra ? " " : "", extra ? extra : "");
+}
+
+/* Runs fn(arg_i) on n threads, arg_i = base + i * stride; returns seconds. */
+static inline double bench_run_threads(int n, void *(*fn)(void *), void *base, size_t stride)
+{
+    pthread_t *t = malloc(sizeof *t * (size_t)n);
+    double start = bench_now();
+    for (int i = 0; i < n; i++)
+        if (pthread_create(&t[i], NULL, fn, (char *)base + (size_t)i * stride) != 0) {
+            perror("pthread_create");
+            exit(1);
+        }
+    for (int i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
+    double secs = bench_now() - start;
+    free(t);
+    return secs;
+}
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * cache-scratch.c - passive false sharing (Hoard's cache-scratch): the
+ * main thread allocates one small object per thread, all likely in one
+ * cache line, and hands one to each thread; each thread frees it, then
+ * repeatedly allocates an object of the same size and writes it many
+ * times.  An allocator that lets a thread reuse the freed piece of another
+ * thread's cache line makes the threads fight over that line.
+ */
+#include "bench.h"
+
+#define SIZE 8
+#define ITERATIONS 40000
+#define REPS 2000
+
+typedef struct arg {
+    char *given;
+    long iters;
+    char pad[48];
+} arg_t;
+
+static void *worker(void *v)
+{
+    arg_t *a = v;
+    free(a->given);
+    for (long i = 0; i < a->iters; i++) {
+        volatile char *p = malloc(SIZE);
+        for (int r = 0; r < REPS; r++) {
+            for (int k = 0; k < SIZE; k++) {
+                p[k] = (char)(p[k] + r);
+                (void)p[k];
+            }
+        }
+        free((void *)p);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    bench_args_t b = bench_parse(argc, argv, "cache-scratch: passive false sharing");
+    long iters = (long)(ITERATIONS * b.scale) / b.threads;
+    if (iters < 1)
+        iters = 1;
+    arg_t *args = calloc((size_t)b.threads, sizeof *args);
+    for (int i = 0; i < b.threads; i++) {
+        args[i].given = malloc(SIZE);
+        args[i].iters = iters;
+    }
+    double secs = bench_run_threads(b.threads, worker, args, sizeof *args);
+    bench_report("cache-scratch", b.threads, secs, (double)iters * b.threads * REPS * SIZE, NULL);
+    free(args);
+    return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * cache-thrash.c - active false sharing (Hoard's cache-thrash): each
+ * thread repeatedly allocates a small object, writes it many times and
+ * frees it.  An allocator that gives concurrent threads pieces of one
+ * cache line makes them fight over it without any sharing in the program.
+ */
+#include "bench.h"
+
+#define SIZE 8
+#define ITERATIONS 40000
+#define REPS 2000
+
+typedef struct arg {
+    long iters;
+    char pad[56];
+} arg_t;
+
+static void *worker(void *v)
+{
+    arg_t *a = v;
+    for (long i = 0; i < a->iters; i++) {
+        volatile char *p = malloc(SIZE);
+        for (int r = 0; r < REPS; r++) {
+            for (int k = 0; k < SIZE; k++) {
+                p[k] = (char)(p[k] + r);
+                (void)p[k];
+            }
+        }
+        free((void *)p);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    bench_args_t b = bench_parse(argc, argv, "cache-thrash: active false sharing");
+    long iters = (long)(ITERATIONS * b.scale) / b.threads;
+    if (iters < 1)
+        iters = 1;
+    arg_t *args = calloc((size_t)b.threads, sizeof *args);
+    for (int i = 0; i < b.threads; i++)
+        args[i].iters = iters;
+    double secs = bench_run_threads(b.threads, worker, args, sizeof *args);
+    bench_report("cache-thrash", b.threads, secs, (double)iters * b.threads * REPS * SIZE, NULL);
+    free(args);
+    return 0;
+}

@@ -1,0 +1,98 @@
+/*
+ * prodcons.c - producer-consumer blowup, after xmalloc-test: T producer
+ * threads allocate objects of random sizes (16..512 bytes) and pass them
+ * through bounded queues to T consumer threads, which free them.  The live
+ * set is bounded by the queues, so memory held should stay near it: the
+ * benchmark prints blowup = (peak RSS - RSS before) / peak live bytes,
+ * which Hoard's design keeps bounded and pure per-thread heaps do not.
+ */
+#include <stdatomic.h>
+
+#include "bench.h"
+
+#define QUEUE 8192        /* objects in flight per producer-consumer pair */
+#define ITEMS 4000000     /* objects per pair at scale 1 */
+
+typedef struct pair {
+    _Atomic(void *) *ring;
+    long items;
+    _Atomic long live_bytes;
+    long peak_live;
+    uint64_t seed;
+    char pad[32];
+} pair_t;
+
+static int npairs;
+static pair_t *pairs;
+
+static void *producer(void *v)
+{
+    pair_t *p = v;
+    for (long i = 0; i < p->items; i++) {
+        size_t size = 16 + (size_t)(bench_rand(&p->seed) % 497);
+        char *o = malloc(size);
+        memcpy(o, &size, sizeof size);
+        long live = atomic_fetch_add(&p->live_bytes, (long)size) + (long)size;
+        if (live > p->peak_live)
+            p->peak_live = live;
+        _Atomic(void *) *slot = &p->ring[i % QUEUE];
+        void *expected = NULL;
+        while (!atomic_compare_exchange_weak(slot, &expected, o)) {
+            expected = NULL;
+            sched_yield();
+        }
+    }
+    return NULL;
+}
+
+static void *consumer(void *v)
+{
+    pair_t *p = v;
+    for (long i = 0; i < p->items; i++) {
+        void *o;
+        while ((o = atomic_exchange(&p->ring[i % QUEUE], NULL)) == NULL)
+            sched_yield();
+        size_t size;
+        memcpy(&size, o, sizeof size);
+        atomic_fetch_sub(&p->live_bytes, (long)size);
+        free(o);
+    }
+    return NULL;
+}
+
+static void *role(void *v)
+{
+    long i = (long)(intptr_t)v;
+    return i % 2 == 0 ? producer(&pairs[i / 2]) : consumer(&pairs[i / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    bench_args_t b = bench_parse(argc, argv, "prodcons: producer-consumer blowup (xmalloc-test style); -t counts pairs' threads");
+    npairs = b.threads < 2 ? 1 : b.threads / 2;
+    pairs = calloc((size_t)npairs, sizeof *pairs);
+    long rss0 = bench_peak_rss_kb();
+    for (int i = 0; i < npairs; i++) {
+        pairs[i].ring = calloc(QUEUE, sizeof *pairs[i].ring);
+        pairs[i].items = (long)(ITEMS * b.scale) / npairs;
+        pairs[i].seed = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);
+    }
+    int nthreads = 2 * npairs;
+    pthread_t *t = calloc((size_t)nthreads, sizeof *t);
+    double start = bench_now();
+    for (long i = 0; i < nthreads; i++)
+        pthread_create(&t[i], NULL, role, (void *)(intptr_t)i);
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(t[i], NULL);
+    double secs = bench_now() - start;
+    double peak_live = 0, ops = 0;
+    for (int i = 0; i < npairs; i++) {
+        peak_live += (double)pairs[i].peak_live;
+        ops += (double)pairs[i].items;
+    }
+    char extra[96];
+    double grown = (double)(bench_peak_rss_kb() - rss0) * 1024.0;
+    snprintf(extra, sizeof extra, "peak_live_kb=%.0f blowup=%.2f", peak_live / 1024, grown / peak_live);
+    bench_report("prodcons", nthreads, secs, ops, extra);
+    return 0;
+}

@@ -1,0 +1,41 @@
+# tests/base: the Hoard-style base allocator (libreap/src/base/).  Unit
+# tests link libreap_hoard.la to see its internals; preload.sh runs real
+# programs under libreap-malloc.so; dlopen.sh loads libreap.so the way httpd
+# loads a module; tsan.sh rebuilds the stress test with ThreadSanitizer
+# (skipped, status 77, where the toolchain cannot).
+check_PROGRAMS += tests/base/preload_probe tests/base/dlopen_probe
+tests_base_preload_probe_SOURCES = tests/base/preload_probe.c
+tests_base_preload_probe_LDADD = -ldl
+tests_base_dlopen_probe_SOURCES = tests/base/dlopen_probe.c
+tests_base_dlopen_probe_LDADD = -ldl
+
+HOARD_CHECK_SH = tests/base/preload.sh tests/base/tsan.sh tests/base/dlopen.sh
+TESTS += $(HOARD_CHECK_SH)
+EXTRA_DIST += $(HOARD_CHECK_SH)
+
+if HAVE_CMOCKA
+HOARD_TEST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/libreap/src
+HOARD_TEST_LDADD = libreap/libreap_hoard.la $(CMOCKA_LIBS)
+HOARD_TESTS = tests/base/test_sizeclass tests/base/test_superblock \
+	tests/base/test_heap tests/base/test_large tests/base/test_release \
+	tests/base/test_stress
+tests_base_test_sizeclass_CFLAGS = $(HOARD_TEST_CFLAGS)
+tests_base_test_sizeclass_LDADD = $(HOARD_TEST_LDADD)
+tests_base_test_superblock_CFLAGS = $(HOARD_TEST_CFLAGS)
+tests_base_test_superblock_LDADD = $(HOARD_TEST_LDADD)
+tests_base_test_heap_CFLAGS = $(HOARD_TEST_CFLAGS)
+tests_base_test_heap_LDADD = $(HOARD_TEST_LDADD)
+tests_base_test_large_CFLAGS = $(HOARD_TEST_CFLAGS)
+tests_base_test_large_LDADD = $(HOARD_TEST_LDADD)
+tests_base_test_release_CFLAGS = $(HOARD_TEST_CFLAGS)
+tests_base_test_release_LDADD = $(HOARD_TEST_LDADD)
+tests_base_test_stress_CFLAGS = $(HOARD_TEST_CFLAGS)
+tests_base_test_stress_LDADD = $(HOARD_TEST_LDADD)
+check_PROGRAMS += $(HOARD_TESTS)
+TESTS += $(HOARD_TESTS)
+endif
+
+# The ThreadSanitizer run alone: make check-tsan
+check-tsan:
+	srcdir=$(top_srcdir) $(SHELL) $(top_srcdir)/tests/base/tsan.sh
+.PHONY: check-tsan

@@ -1,0 +1,218 @@
+/*
+ * test_heap.c - unit tests of Hoard's heaps (libreap/src/base/heap.c):
+ * allocation from the fullest superblock, move-to-front on free, the
+ * emptiness invariant after every free, transfers to and from the global
+ * heap, and frees routed to the owning heap.  The tests drive heaps 3 and
+ * 4 directly, which no thread is bound to here.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "base/hoard.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    setenv("REAP_HEAPS", "4", 1);
+    setenv("REAP_SUPERBLOCK", "64k", 1);
+    setenv("REAP_K", "4", 1);
+    setenv("REAP_EMPTY_PCT", "25", 1);
+    setenv("REAP_RETAIN", "64m", 1);
+    rp_hd_init();
+    return 0;
+}
+
+static void *take1(rp_hd_heap_t *h, uint32_t cls)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&h->lock);
+    assert_int_equal(rp_hd_heap_take(h, cls, &p, 1), 1);
+    pthread_mutex_unlock(&h->lock);
+    return p;
+}
+
+/* Frees p to whichever heap owns its superblock now (it may have moved to
+ * the global heap). */
+static void give1(void *p)
+{
+    rp_hd_sb_t *sb = rp_hd_hdr(p);
+    rp_hd_heap_t *h = rp_hd_lock_owner(sb);
+    rp_hd_heap_give(h, sb, p);
+    rp_hd_heap_balance(h);
+    pthread_mutex_unlock(&h->lock);
+}
+
+/* Hoard's invariant, per size class, and at most K empty superblocks. */
+static bool invariant_holds(const rp_hd_heap_t *h)
+{
+    size_t s = rp_hd_opt.sb_size, k = rp_hd_opt.k_slack;
+    for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
+        size_t u = h->cu[c], a = h->ca[c];
+        if (!(u + k * s >= a || u * 100 >= (100 - rp_hd_opt.empty_pct) * a))
+            return false;
+    }
+    return h->nempty <= k;
+}
+
+/* After a free makes room in a full superblock, allocation goes back there
+ * (the fullest) rather than to the emptier one. */
+static void test_fullest_first(void **state)
+{
+    (void)state;
+    rp_hd_heap_t *h = &rp_hd_heaps[4];
+    uint32_t cls = rp_hd_sc_of(512);
+    uint32_t n = rp_hd_sc.nblocks[cls];
+    void **a = calloc(n + 1, sizeof *a);
+    for (uint32_t i = 0; i <= n; i++)
+        a[i] = take1(h, cls);
+    rp_hd_sb_t *first = rp_hd_hdr(a[0]), *second = rp_hd_hdr(a[n]);
+    assert_ptr_not_equal(first, second);
+    assert_int_equal(first->group, RP_HD_FULL);
+    give1(a[3]);
+    assert_int_equal(first->group, 4);
+    assert_int_equal(second->group, 1);
+    a[3] = take1(h, cls);
+    assert_ptr_equal(rp_hd_hdr(a[3]), first);
+    for (uint32_t i = 0; i <= n; i++)
+        give1(a[i]);
+    assert_int_equal(h->u, 0);
+    free(a);
+}
+
+/* A free moves its superblock to the front of its fullness group. */
+static void test_move_to_front(void **state)
+{
+    (void)state;
+    rp_hd_heap_t *h = &rp_hd_heaps[4];
+    uint32_t cls = rp_hd_sc_of(2048);
+    uint32_t n = rp_hd_sc.nblocks[cls];
+    void **a = calloc(3 * n, sizeof *a);
+    for (uint32_t i = 0; i < 3 * n; i++)
+        a[i] = take1(h, cls);
+    rp_hd_sb_t *s0 = rp_hd_hdr(a[0]), *s1 = rp_hd_hdr(a[n]), *s2 = rp_hd_hdr(a[2 * n]);
+    give1(a[0]);
+    give1(a[n]);
+    give1(a[2 * n]); /* all three now in group 4, s2 in front */
+    assert_ptr_equal(h->group[cls][4], s2);
+    give1(a[1]);
+    assert_ptr_equal(h->group[cls][4], s0);
+    assert_ptr_equal(s0->next, s2);
+    (void)s1;
+    for (uint32_t i = 0; i < 3 * n; i++)
+        if (i != 0 && i != 1 && i != n && i != 2 * n)
+            give1(a[i]);
+    free(a);
+}
+
+/* Freeing a big live set in a shuffled order keeps the invariant after
+ * every free and pushes superblocks to the global heap. */
+static void test_emptiness_invariant(void **state)
+{
+    (void)state;
+    rp_hd_heap_t *h = &rp_hd_heaps[4];
+    uint32_t cls = rp_hd_sc_of(200);
+    size_t n = 40 * (size_t)rp_hd_sc.nblocks[cls];
+    void **a = calloc(n, sizeof *a);
+    for (size_t i = 0; i < n; i++)
+        a[i] = take1(h, cls);
+    assert_true(h->nsb >= 40);
+    uint64_t to_global = h->to_global;
+    unsigned seed = 12345;
+    for (size_t i = n - 1; i > 0; i--) { /* Fisher-Yates with a fixed seed */
+        size_t j = (size_t)rand_r(&seed) % (i + 1);
+        void *t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+    for (size_t i = 0; i < n; i++) {
+        give1(a[i]);
+        assert_true(invariant_holds(h));
+        if (i % 97 == 0) {
+            pthread_mutex_lock(&h->lock);
+            assert_true(rp_hd_heap_check(h));
+            pthread_mutex_unlock(&h->lock);
+        }
+    }
+    assert_int_equal(h->u, 0);
+    assert_true(h->nsb <= rp_hd_opt.k_slack);
+    assert_true(h->to_global - to_global >= 36);
+    free(a);
+}
+
+/* Another heap reuses the superblocks the first gave up, mapping nothing. */
+static void test_global_reuse(void **state)
+{
+    (void)state;
+    rp_hd_heap_t *h = &rp_hd_heaps[3];
+    uint32_t cls = rp_hd_sc_of(3000);
+    size_t n = 10 * (size_t)rp_hd_sc.nblocks[cls];
+    void **a = calloc(n, sizeof *a);
+    uint64_t maps = atomic_load(&rp_hd_cnt.maps);
+    uint64_t from = h->from_global;
+    for (size_t i = 0; i < n; i++)
+        a[i] = take1(h, cls);
+    assert_true(h->from_global - from >= 10);
+    assert_int_equal(atomic_load(&rp_hd_cnt.maps), maps);
+    for (size_t i = 0; i < n; i++)
+        give1(a[i]);
+    free(a);
+}
+
+/* rp_hd_free_locked finds the owner from the address, whoever frees. */
+static void test_free_to_owner(void **state)
+{
+    (void)state;
+    rp_hd_heap_t *h = &rp_hd_heaps[3];
+    uint32_t cls = rp_hd_sc_of(64);
+    void *p = take1(h, cls);
+    size_t u = h->u;
+    assert_ptr_equal(atomic_load(&rp_hd_hdr(p)->owner), h);
+    rp_hd_free_locked(rp_hd_hdr(p), p);
+    assert_int_equal(h->u, u - 64);
+}
+
+/* A piece of never-used blocks comes from a superblock without a free
+ * list, in address order, counted as handed out. */
+static void test_take_range(void **state)
+{
+    (void)state;
+    rp_hd_heap_t *h = &rp_hd_heaps[3];
+    uint32_t cls = rp_hd_sc_of(48);
+    char *start = NULL;
+    pthread_mutex_lock(&h->lock);
+    size_t u = h->u;
+    size_t k = rp_hd_heap_take_range(h, cls, 10, &start);
+    pthread_mutex_unlock(&h->lock);
+    assert_int_equal(k, 10);
+    rp_hd_sb_t *sb = rp_hd_hdr(start);
+    assert_ptr_equal(rp_hd_hdr(start + 9 * 48), sb);
+    assert_int_equal(h->u, u + 10 * 48);
+    give1(start + 4 * 48); /* now it has a free list: no piece from it */
+    pthread_mutex_lock(&h->lock);
+    char *again = NULL;
+    assert_int_equal(rp_hd_heap_take_range(h, cls, 10, &again), 0);
+    assert_true(rp_hd_heap_check(h));
+    pthread_mutex_unlock(&h->lock);
+    for (int i = 0; i < 10; i++)
+        if (i != 4)
+            give1(start + i * 48);
+    assert_int_equal(h->u, u);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fullest_first),
+        cmocka_unit_test(test_move_to_front),
+        cmocka_unit_test(test_emptiness_invariant),
+        cmocka_unit_test(test_global_reuse),
+        cmocka_unit_test(test_free_to_owner),
+        cmocka_unit_test(test_take_range),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,0 +1,163 @@
+/*
+ * test_large.c - unit tests of large objects (libreap/src/base/large.c)
+ * and of the aligned entry points: objects above S/2 come straight from
+ * the OS with their header found from the address, honour any power-of-two
+ * alignment, are cached for reuse up to the cache limit, and go back to
+ * the OS beyond it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "base.h"
+#include "base/hoard.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    setenv("REAP_SUPERBLOCK", "64k", 1);
+    setenv("REAP_LARGE_CACHE", "4m", 1);
+    rp_hd_init();
+    return 0;
+}
+
+static void test_large_basic(void **state)
+{
+    (void)state;
+    size_t sizes[] = {32769, 65536, 100000, 1u << 20, (3u << 20) + 5};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint64_t before = atomic_load(&rp_hd_cnt.large_in_use);
+        char *p = rp_hoard_malloc(sizes[i]);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % 16, 0);
+        rp_hd_sb_t *h = rp_hd_hdr(p);
+        assert_int_equal(h->magic, RP_HD_LARGE_MAGIC);
+        assert_true(rp_hoard_usable_size(p) >= sizes[i]);
+        assert_true(atomic_load(&rp_hd_cnt.large_in_use) > before);
+        memset(p, 0x5a, rp_hoard_usable_size(p));
+        rp_hoard_free(p);
+        assert_int_equal(atomic_load(&rp_hd_cnt.large_in_use), before);
+    }
+}
+
+/* A freed mapping is reused for the next request of about its size. */
+static void test_large_cache(void **state)
+{
+    (void)state;
+    void *p = rp_hoard_malloc(200000);
+    rp_hoard_free(p);
+    uint64_t maps = atomic_load(&rp_hd_cnt.maps);
+    void *q = rp_hoard_malloc(190000);
+    assert_ptr_equal(q, p);
+    assert_int_equal(atomic_load(&rp_hd_cnt.maps), maps);
+    rp_hoard_free(q);
+    /* ... but not for a much smaller one, which would waste it. */
+    void *r = rp_hoard_malloc(40000);
+    assert_ptr_not_equal(r, p);
+    rp_hoard_free(r);
+}
+
+/* Beyond the cache limit, freed mappings go back to the OS at once. */
+static void test_large_returned(void **state)
+{
+    (void)state;
+    uint64_t returned = atomic_load(&rp_hd_cnt.returned);
+    uint64_t mapped = atomic_load(&rp_hd_cnt.mapped);
+    void *p = rp_hoard_malloc(16u << 20);
+    assert_non_null(p);
+    assert_true(atomic_load(&rp_hd_cnt.mapped) >= mapped + (16u << 20));
+    rp_hoard_free(p);
+    assert_true(atomic_load(&rp_hd_cnt.returned) >= returned + (16u << 20));
+    assert_int_equal(atomic_load(&rp_hd_cnt.mapped), mapped);
+}
+
+static void test_memalign(void **state)
+{
+    (void)state;
+    size_t aligns[] = {16, 32, 64, 128, 256, 4096, 65536, 1u << 20, 4u << 20};
+    size_t sizes[] = {1, 24, 100, 1000, 5000, 30000, 70000, 1u << 20};
+    for (size_t i = 0; i < sizeof aligns / sizeof aligns[0]; i++)
+        for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
+            char *p = rp_hoard_memalign(aligns[i], sizes[j]);
+            assert_non_null(p);
+            assert_int_equal((uintptr_t)p % aligns[i], 0);
+            size_t usable = rp_hoard_usable_size(p);
+            assert_true(usable >= sizes[j]);
+            memset(p, 0x33, usable);
+            rp_hoard_free(p);
+        }
+}
+
+/* rp_base_alloc: 64-byte aligned, at least rp_base_usable(size) bytes. */
+static void test_base_interface(void **state)
+{
+    (void)state;
+    size_t sizes[] = {1, 64, 100, 1000, 8192, 16384, 65536, 1u << 20};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t usable = rp_base_usable(sizes[i]);
+        assert_true(usable >= sizes[i]);
+        char *p = rp_base_alloc(sizes[i]);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % RP_BASE_ALIGN, 0);
+        assert_true(rp_hoard_usable_size(p) >= usable);
+        memset(p, 0x11, usable);
+        rp_base_free(p, sizes[i]);
+    }
+    for (size_t chunk = 8192; chunk <= (1u << 20); chunk *= 2) /* reap chunks: exact */
+        assert_int_equal(rp_base_usable(chunk), chunk);
+    rp_base_stats_t st;
+    rp_base_get_stats(&st);
+    assert_true(st.held >= st.in_use);
+    assert_true(st.peak_held >= st.held);
+    assert_true(st.os_maps >= 1);
+}
+
+static void append(void *arg, const char *text)
+{
+    strncat(arg, text, 4095 - strlen(arg));
+}
+
+/* The statistics print as text and as one JSON object from one table. */
+static void test_stats_print(void **state)
+{
+    (void)state;
+    void *p = rp_hoard_malloc(100);
+    rp_hoard_stats_t st;
+    rp_hoard_get_stats(&st);
+    assert_true(st.in_use >= 100);
+    assert_true(st.held >= st.in_use);
+    assert_true(st.nheaps >= 2);
+    uint64_t sbs = 0;
+    for (uint32_t i = 0; i < st.nheaps; i++)
+        sbs += st.sb_per_heap[i];
+    assert_true(sbs >= 1);
+    char json[4096] = "", text[4096] = "";
+    rp_hoard_stats_print(&st, true, append, json);
+    rp_hoard_stats_print(&st, false, append, text);
+    assert_int_equal(json[0], '{');
+    assert_int_equal(json[strlen(json) - 1], '}');
+    assert_non_null(strstr(json, "\"in_use\":"));
+    assert_non_null(strstr(json, "\"returned\":"));
+    assert_non_null(strstr(json, "\"sb_per_heap\":["));
+    assert_non_null(strstr(text, "in_use"));
+    assert_non_null(strstr(text, "from_global"));
+    rp_hoard_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_large_basic),
+        cmocka_unit_test(test_large_cache),
+        cmocka_unit_test(test_large_returned),
+        cmocka_unit_test(test_memalign),
+        cmocka_unit_test(test_base_interface),
+        cmocka_unit_test(test_stats_print),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
