@@ -1,0 +1,264 @@
+#!/bin/bash
+# build-apr.sh - fetch Debian 12's APR 1.7.2, patch its pools into reaps,
+# build and install it.
+#
+# The patched library keeps the SONAME libapr-1.so.0, so Debian's apache2
+# and libaprutil1 run on it through LD_LIBRARY_PATH=<prefix>/lib with no
+# rebuild.  It links libreap (which must be installed first: `make install`
+# in the project's build directory) with an rpath, so nothing else is needed
+# at run time.
+#
+# Steps, each skipped when its result is already there, so a re-run is quick:
+#   1. make sure apt knows bookworm's sources (adds a deb-src entry mirroring
+#      /etc/apt/sources.list.d/debian.sources when missing, then apt-get
+#      update; needs root the first time);
+#   2. `apt-get source apr` into the work directory (Debian's own patches are
+#      applied by the unpacking);
+#   3. copy the pristine tree, apply apr-patch/*.patch in name order, run
+#      ./buildconf as debian/rules does (Debian patches configure.in);
+#   4. configure out of tree with Debian's options and hardening flags,
+#      make, make install;
+#   5. with --check, run APR's own `make check` and fail unless it ends with
+#      "All tests passed.";
+#   6. with --check-aprutil, also build Debian's apr-util 1.6.3 source
+#      against the patched APR (not installed) and run its `make check` the
+#      same way: its bucket allocator uses apr_allocator_* directly.
+#
+# Usage: build-apr.sh [--check] [--check-aprutil] [--build-dir DIR]
+#                     [--prefix DIR] [--reap-prefix DIR] [--jobs N]
+#   --build-dir   the project's build directory        [<repo>/build]
+#   --prefix      where the patched APR installs      [<build-dir>/install/apr]
+#   --reap-prefix where libreap is installed          [<build-dir>/install]
+#   --jobs        make -j                             [2]
+# Exit status: 0 on success; 1 on any failure, with the reason on stderr.
+
+set -euo pipefail
+
+APR_VERSION=1.7.2
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+build_dir=$repo/build
+prefix=
+reap_prefix=
+jobs=2
+check=no
+check_aprutil=no
+
+die() { echo "build-apr.sh: $*" >&2; exit 1; }
+say() { echo "build-apr.sh: $*"; }
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --check) check=yes ;;
+        --check-aprutil) check_aprutil=yes ;;
+        --build-dir) build_dir=${2:?--build-dir needs a directory}; shift ;;
+        --prefix) prefix=${2:?--prefix needs a directory}; shift ;;
+        --reap-prefix) reap_prefix=${2:?--reap-prefix needs a directory}; shift ;;
+        --jobs) jobs=${2:?--jobs needs a number}; shift ;;
+        -h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        *) die "unknown option '$1' (try --help)" ;;
+    esac
+    shift
+done
+
+mkdir -p "$build_dir"
+build_dir=$(cd "$build_dir" && pwd)
+prefix=${prefix:-$build_dir/install/apr}
+reap_prefix=${reap_prefix:-$build_dir/install}
+work=$build_dir/apr-work
+src=$work/apr-$APR_VERSION          # as unpacked by apt-get source
+tree=$work/patched                  # src + our patches
+obj=$work/obj                       # out-of-tree build
+mkdir -p "$work" "$prefix"
+prefix=$(cd "$prefix" && pwd)
+
+[ -f "$reap_prefix/include/reap.h" ] ||
+    die "no $reap_prefix/include/reap.h: run 'make install' in the build directory first"
+ls "$reap_prefix"/lib/libreap.so* > /dev/null 2>&1 ||
+    die "no libreap.so in $reap_prefix/lib: run 'make install' in the build directory first"
+
+# --- 1. deb-src entry -------------------------------------------------------
+have_apr_source() {
+    local versions
+    versions=$(apt-cache showsrc apr 2> /dev/null || true)
+    grep -q "^Version: $APR_VERSION-" <<< "$versions"
+}
+
+as_root() {
+    if [ "$(id -u)" = 0 ]; then
+        "$@"
+    else
+        sudo "$@"
+    fi
+}
+
+ensure_deb_src() {
+    have_apr_source && return 0
+    local debs=/etc/apt/sources.list.d/debian.sources
+    local srcs=/etc/apt/sources.list.d/reap-deb-src.sources
+    [ -f "$debs" ] || die "no $debs to derive a deb-src entry from"
+    if ! grep -qs '^Types:.*deb-src' "$debs" "$srcs"; then
+        say "adding deb-src entries in $srcs"
+        sed -E 's/^Types:.*/Types: deb-src/' "$debs" | as_root tee "$srcs" > /dev/null ||
+            die "could not write $srcs (root needed)"
+    fi
+    say "apt-get update"
+    as_root apt-get update -qq || die "apt-get update failed"
+    have_apr_source || die "apt still knows no source package apr $APR_VERSION"
+}
+
+# --- 2. fetch -----------------------------------------------------------------
+fetch_source() {
+    [ -f "$src/memory/unix/apr_pools.c" ] && return 0
+    ensure_deb_src
+    say "apt-get source apr (into $work)"
+    (cd "$work" && apt-get source -qq apr > apt-get-source.log 2>&1) ||
+        die "apt-get source apr failed; see $work/apt-get-source.log"
+    [ -f "$src/memory/unix/apr_pools.c" ] ||
+        die "apt-get source did not unpack apr-$APR_VERSION into $work"
+}
+
+# --- 3. patch -----------------------------------------------------------------
+patches() {   # in name order (the glob sorts)
+    local p
+    for p in "$here"/*.patch; do
+        [ -f "$p" ] && echo "$p"
+    done
+    return 0
+}
+
+patch_stamp() {
+    { echo "$APR_VERSION"; for p in $(patches); do sha256sum "$p"; done; } |
+        sha256sum | cut -d' ' -f1
+}
+
+patch_tree() {
+    local stamp
+    stamp=$(patch_stamp)
+    if [ -f "$tree/.reap-patched" ] && [ "$(cat "$tree/.reap-patched")" = "$stamp" ]; then
+        return 0
+    fi
+    say "patching a copy of the source in $tree"
+    rm -rf "$tree" "$obj"
+    cp -a "$src" "$tree"
+    for p in $(patches); do
+        say "  applying $(basename "$p")"
+        patch -d "$tree" -p1 -s --no-backup-if-mismatch < "$p" ||
+            die "patch $p does not apply to apr-$APR_VERSION"
+    done
+    say "buildconf"
+    (cd "$tree" && LC_ALL=C ./buildconf > "$work/buildconf.log" 2>&1) ||
+        die "buildconf failed; see $work/buildconf.log"
+    echo "$stamp" > "$tree/.reap-patched"
+}
+
+# --- 4. configure, build, install -------------------------------------------
+buildflags() {   # dpkg-buildflags maps the current directory: use the tree's
+    (cd "$tree" && dpkg-buildflags --get "$1")
+}
+
+configure_args() {
+    # Debian's configure options (debian/rules) that matter here, minus its
+    # file layout; its hardening flags from dpkg-buildflags.
+    printf '%s\n' \
+        "--prefix=$prefix" \
+        --enable-nonportable-atomics \
+        --enable-allocator-uses-mmap \
+        ac_cv_prog_AWK=mawk \
+        "CFLAGS=$(buildflags CFLAGS)" \
+        "CPPFLAGS=$(buildflags CPPFLAGS) -I$reap_prefix/include" \
+        "LDFLAGS=$(buildflags LDFLAGS) -L$reap_prefix/lib -Wl,-rpath,$reap_prefix/lib" \
+        "LIBS=-lreap"
+}
+
+configure_tree() {
+    local stamp
+    stamp=$( { configure_args; cat "$tree/.reap-patched"; } | sha256sum | cut -d' ' -f1)
+    if [ -f "$obj/config.status" ] && [ "$(cat "$obj/.reap-configured" 2> /dev/null)" = "$stamp" ]; then
+        return 0
+    fi
+    say "configure (log: $work/configure.log)"
+    rm -rf "$obj"
+    mkdir -p "$obj"
+    local -a args
+    mapfile -t args < <(configure_args)
+    (cd "$obj" && CONFIG_SHELL=/bin/bash /bin/bash "$tree/configure" "${args[@]}" \
+        > "$work/configure.log" 2>&1) ||
+        die "configure failed; see $work/configure.log"
+    echo "$stamp" > "$obj/.reap-configured"
+}
+
+build_tree() {
+    # APR's makefiles do not track reap.h; rebuild the pools when it changes.
+    local hstamp
+    hstamp=$(sha256sum < "$reap_prefix/include/reap.h" | cut -d' ' -f1)
+    if [ "$(cat "$obj/.reap-header" 2> /dev/null)" != "$hstamp" ]; then
+        rm -f "$obj"/memory/unix/apr_pools.lo "$obj"/memory/unix/apr_pools.o
+        rm -f "$obj"/memory/unix/.libs/apr_pools.o
+    fi
+    say "make (log: $work/make.log)"
+    make -C "$obj" -j"$jobs" > "$work/make.log" 2>&1 ||
+        die "make failed; see $work/make.log"
+    echo "$hstamp" > "$obj/.reap-header"
+    make -C "$obj" install > "$work/install.log" 2>&1 ||
+        die "make install failed; see $work/install.log"
+    [ -e "$prefix/lib/libapr-1.so.0" ] || die "no $prefix/lib/libapr-1.so.0 after install"
+    say "installed $prefix/lib/libapr-1.so.0"
+}
+
+# --- 5. APR's own tests -------------------------------------------------------
+check_tree() {
+    say "make check: APR's own test suite (log: $work/check.log)"
+    # testall exits 0 even when suites fail: the verdict is its last line.
+    # Serially: APR's test/Makefile links some programs from two targets,
+    # and under -j two jobs write the same library at once.
+    make -C "$obj" check > "$work/check.log" 2>&1 ||
+        { tail -20 "$work/check.log" >&2; die "APR's make check failed; see $work/check.log"; }
+    if ! grep -q '^All tests passed\.' "$work/check.log"; then
+        grep -E 'FAILED|Failed Tests' -A3 "$work/check.log" | head -40 >&2 || true
+        die "APR's make check did not pass every suite; see $work/check.log"
+    fi
+    grep -E '^All tests passed\.' "$work/check.log"
+}
+
+# --- 6. apr-util's tests on the patched APR -----------------------------------
+aprutil_dir() {
+    local d
+    for d in "$work"/apr-util-1.6.*/; do
+        [ -f "$d/configure" ] && { echo "${d%/}"; return 0; }
+    done
+    return 0
+}
+
+check_aprutil_tree() {
+    local au
+    au=$(aprutil_dir)
+    if [ -z "$au" ]; then
+        ensure_deb_src
+        say "apt-get source apr-util (into $work)"
+        (cd "$work" && apt-get source -qq apr-util > apt-get-source-aprutil.log 2>&1) ||
+            die "apt-get source apr-util failed; see $work/apt-get-source-aprutil.log"
+        au=$(aprutil_dir)
+        [ -n "$au" ] || die "apt-get source did not unpack apr-util into $work"
+    fi
+    if [ "$(cat "$au/.reap-apr" 2> /dev/null)" != "$prefix" ]; then
+        say "configure apr-util against $prefix (log: $work/aprutil-configure.log)"
+        (cd "$au" && ./configure --with-apr="$prefix" --prefix="$work/aprutil-unused" \
+            > "$work/aprutil-configure.log" 2>&1) ||
+            die "apr-util configure failed; see $work/aprutil-configure.log"
+        echo "$prefix" > "$au/.reap-apr"
+    fi
+    say "make check in apr-util (log: $work/aprutil-check.log)"
+    { make -C "$au" -j"$jobs" && make -C "$au" check; } > "$work/aprutil-check.log" 2>&1 ||
+        die "apr-util's make check failed; see $work/aprutil-check.log"
+    grep -q '^All tests passed\.' "$work/aprutil-check.log" ||
+        die "apr-util's make check did not pass every suite; see $work/aprutil-check.log"
+    echo "apr-util: $(grep -E '^All tests passed\.' "$work/aprutil-check.log")"
+}
+
+fetch_source
+patch_tree
+configure_tree
+build_tree
+[ "$check" = no ] || check_tree
+[ "$check_aprutil" = no ] || check_aprutil_tree

@@ -1,0 +1,702 @@
+/*
+ * test_apr_pools.c - what the reap patch adds to APR pools, through APR's
+ * public API only.
+ *
+ * Runs against the patched libapr-1 installed by apr-patch/build-apr.sh
+ * (REAP_APR_DIR).  APR's own suite (`build-apr.sh --check`) covers the
+ * stock behaviour; these tests cover apr_pfree() and apr_prealloc(), the
+ * reap under each pool (apr_pool_reap_get()), and the stock promises that
+ * the patch re-implemented: clear order, apr_psprintf(), the abort
+ * function, the public allocator, and subpools of a shared parent made
+ * from several threads.  Footprints come from libreap's statistics.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <apr_allocator.h>
+#include <apr_general.h>
+#include <apr_pools.h>
+#include <apr_strings.h>
+#include <apr_thread_mutex.h>
+
+#include <reap.h>
+
+#ifndef APR_POOL_HAS_PFREE
+#error "these tests need the reap-backed APR (apr-patch/build-apr.sh)"
+#endif
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static int setup_pool(void **state)
+{
+    apr_pool_t *pool;
+
+    if (apr_pool_create(&pool, NULL) != APR_SUCCESS)
+        return -1;
+    *state = pool;
+    return 0;
+}
+
+static int teardown_pool(void **state)
+{
+    apr_pool_destroy(*state);
+    return 0;
+}
+
+static reap_stats_t pool_stats(apr_pool_t *pool)
+{
+    reap_stats_t s;
+
+    reap_get_stats(apr_pool_reap_get(pool), &s);
+    return s;
+}
+
+static reap_stats_t pool_tree_stats(apr_pool_t *pool)
+{
+    reap_stats_t s;
+
+    reap_get_tree_stats(apr_pool_reap_get(pool), &s);
+    return s;
+}
+
+static void fill(void *p, size_t n, unsigned seed)
+{
+    unsigned char *c = p;
+
+    for (size_t i = 0; i < n; i++)
+        c[i] = (unsigned char)(seed + i * 7);
+}
+
+static int filled(const void *p, size_t n, unsigned seed)
+{
+    const unsigned char *c = p;
+
+    for (size_t i = 0; i < n; i++)
+        if (c[i] != (unsigned char)(seed + i * 7))
+            return 0;
+    return 1;
+}
+
+/* ---- the pool is a reap ------------------------------------------------- */
+
+static void test_pool_is_reap(void **state)
+{
+    apr_pool_t *pool = *state, *sub;
+
+    assert_non_null(apr_pool_reap_get(pool));
+    assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
+    /* A subpool is a child reap of its parent's reap. */
+    assert_ptr_equal(reap_parent(apr_pool_reap_get(sub)),
+                     apr_pool_reap_get(pool));
+    assert_ptr_equal(apr_pool_parent_get(sub), pool);
+    assert_true(apr_pool_is_ancestor(pool, sub));
+    assert_false(apr_pool_is_ancestor(sub, pool));
+    apr_pool_destroy(sub);
+}
+
+static void test_unmanaged_pool(void **state)
+{
+    apr_pool_t *pool, *sub;
+    char *p;
+
+    (void)state;
+    assert_int_equal(apr_pool_create_unmanaged(&pool), APR_SUCCESS);
+    apr_pool_tag(pool, "unmanaged");
+    /* No parent pool, a top-level reap, and an allocator of its own. */
+    assert_null(apr_pool_parent_get(pool));
+    assert_null(reap_parent(apr_pool_reap_get(pool)));
+    assert_ptr_equal(apr_allocator_owner_get(apr_pool_allocator_get(pool)),
+                     pool);
+    assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
+    assert_ptr_equal(reap_parent(apr_pool_reap_get(sub)),
+                     apr_pool_reap_get(pool));
+    p = apr_pstrdup(pool, "free me");
+    (void)apr_palloc(pool, 8);
+    apr_pfree(pool, p);
+    assert_ptr_equal(apr_pstrdup(pool, "again!!"), p);
+    apr_pool_destroy(pool);
+}
+
+/* ---- apr_pfree ---------------------------------------------------------- */
+
+static void test_pfree_null_is_noop(void **state)
+{
+    apr_pool_t *pool = *state;
+    void *p = apr_palloc(pool, 100);
+    reap_stats_t before, after;
+
+    assert_non_null(p);
+    before = pool_stats(pool);
+    apr_pfree(pool, NULL);
+    after = pool_stats(pool);
+    assert_int_equal(after.frees, before.frees);
+    assert_int_equal(after.live_objects, before.live_objects);
+    assert_int_equal(after.live_bytes, before.live_bytes);
+}
+
+static void test_pfree_then_reuse(void **state)
+{
+    apr_pool_t *pool = *state;
+    char *a, *b, *keep;
+    reap_stats_t s0, s1;
+
+    a = apr_palloc(pool, 200);
+    keep = apr_palloc(pool, 200);   /* so a is not at the frontier */
+    assert_non_null(a);
+    assert_non_null(keep);
+    fill(keep, 200, 3);
+    s0 = pool_stats(pool);
+    apr_pfree(pool, a);
+    s1 = pool_stats(pool);
+    assert_int_equal(s1.frees, s0.frees + 1);
+    assert_int_equal(s1.live_objects, s0.live_objects - 1);
+
+    /* The next allocation of that size takes the freed space. */
+    b = apr_palloc(pool, 200);
+    assert_ptr_equal(b, a);
+    assert_true(filled(keep, 200, 3));
+
+    /* Many rounds of free and reallocate do not grow the pool. */
+    s0 = pool_stats(pool);
+    for (int i = 0; i < 10000; i++) {
+        apr_pfree(pool, b);
+        b = apr_palloc(pool, 200);
+        fill(b, 200, (unsigned)i);
+    }
+    s1 = pool_stats(pool);
+    assert_int_equal(s1.footprint, s0.footprint);
+    assert_true(filled(keep, 200, 3));
+}
+
+static void test_pcalloc_after_pfree_is_zero(void **state)
+{
+    apr_pool_t *pool = *state;
+    unsigned char *a, *b;
+
+    a = apr_palloc(pool, 512);
+    (void)apr_palloc(pool, 16);
+    memset(a, 0xAB, 512);
+    apr_pfree(pool, a);
+    b = apr_pcalloc(pool, 512);
+    assert_non_null(b);
+    for (int i = 0; i < 512; i++)
+        assert_int_equal(b[i], 0);
+}
+
+static void test_pfree_in_subpools(void **state)
+{
+    apr_pool_t *pool = *state, *sub, *subsub;
+    char *p, *q, *r, *parent_obj;
+    reap_stats_t before;
+
+    parent_obj = apr_pstrdup(pool, "parent survives");
+    assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
+    assert_int_equal(apr_pool_create(&subsub, sub), APR_SUCCESS);
+
+    p = apr_palloc(sub, 1000);
+    (void)apr_palloc(sub, 8);
+    apr_pfree(sub, p);
+    q = apr_palloc(sub, 1000);
+    assert_ptr_equal(q, p);
+
+    r = apr_palloc(subsub, 3000);
+    (void)apr_palloc(subsub, 8);
+    before = pool_stats(subsub);
+    apr_pfree(subsub, r);
+    assert_int_equal(pool_stats(subsub).live_objects,
+                     before.live_objects - 1);
+    assert_ptr_equal(apr_palloc(subsub, 3000), r);
+
+    /* Destroying the subpool takes its grandchild and leaves the parent's
+     * objects alone. */
+    apr_pool_destroy(sub);
+    assert_string_equal(parent_obj, "parent survives");
+    assert_int_equal(pool_tree_stats(pool).reaps, 1);
+}
+
+static void test_pfree_mixed_with_clear_and_destroy(void **state)
+{
+    apr_pool_t *pool = *state, *sub;
+    void *objs[256];
+    reap_stats_t s;
+
+    for (int round = 0; round < 20; round++) {
+        assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
+        for (int i = 0; i < 256; i++) {
+            objs[i] = apr_palloc(pool, 16 + (size_t)(i * 37 % 700));
+            assert_non_null(objs[i]);
+            fill(objs[i], 16, (unsigned)i);
+            (void)apr_palloc(sub, 64);
+        }
+        for (int i = 0; i < 256; i += 2)
+            apr_pfree(pool, objs[i]);
+        for (int i = 1; i < 256; i += 2)
+            assert_true(filled(objs[i], 16, (unsigned)i));
+        /* Half of the pool's objects are on its heap now. */
+        s = pool_stats(pool);
+        assert_int_equal(s.live_objects, 128);
+        assert_true(s.heap_free_bytes > 0);
+
+        if (round % 2 == 0) {
+            apr_pool_clear(pool);    /* also destroys sub */
+        }
+        else {
+            apr_pool_destroy(sub);
+            for (int i = 1; i < 256; i += 2)
+                apr_pfree(pool, objs[i]);
+        }
+        s = pool_tree_stats(pool);
+        assert_int_equal(s.live_objects, 0);
+        assert_int_equal(s.reaps, 1);
+    }
+}
+
+/* ---- apr_prealloc -------------------------------------------------------- */
+
+static void test_prealloc(void **state)
+{
+    apr_pool_t *pool = *state;
+    char *p, *q;
+
+    p = apr_prealloc(pool, NULL, 100);     /* NULL: a new block */
+    assert_non_null(p);
+    fill(p, 100, 9);
+    q = apr_prealloc(pool, p, 100000);     /* grow keeps the content */
+    assert_non_null(q);
+    assert_true(filled(q, 100, 9));
+    fill(q, 100000, 11);
+    p = apr_prealloc(pool, q, 50);         /* shrink keeps the prefix */
+    assert_non_null(p);
+    assert_true(filled(p, 50, 11));
+    assert_null(apr_prealloc(pool, p, 0)); /* 0: frees */
+    assert_int_equal(pool_stats(pool).live_objects, 0);
+}
+
+/* ---- apr_psprintf -------------------------------------------------------- */
+
+static void test_psprintf_after_frees(void **state)
+{
+    apr_pool_t *pool = *state;
+    static const size_t lengths[] = { 0, 1, 31, 510, 511, 512, 513, 4000,
+                                      70000, 1 << 20 };
+    char *big = malloc((1 << 20) + 1);
+    char expect[64];
+
+    assert_non_null(big);
+    for (int round = 0; round < 3; round++) {
+        void *junk[32];
+
+        /* Leave holes in the pool so that strings land in reused space. */
+        for (int i = 0; i < 32; i++)
+            junk[i] = apr_palloc(pool, 24 + i * 40);
+        for (int i = 0; i < 32; i += 2)
+            apr_pfree(pool, junk[i]);
+
+        for (size_t k = 0; k < sizeof(lengths) / sizeof(lengths[0]); k++) {
+            size_t n = lengths[k];
+            char *s;
+
+            memset(big, 'a' + (int)(k % 26), n);
+            big[n] = '\0';
+            s = apr_psprintf(pool, "<%s|%d|%s>", big, (int)n, "end");
+            snprintf(expect, sizeof(expect), "|%d|end>", (int)n);
+            assert_non_null(s);
+            assert_int_equal(strlen(s), n + 2 + strlen(expect) - 1);
+            assert_int_equal(s[0], '<');
+            assert_memory_equal(s + 1, big, n);
+            assert_string_equal(s + 1 + n, expect);
+            if (k % 2 == 0)
+                apr_pfree(pool, s);   /* a psprintf result is an object */
+        }
+        for (int i = 1; i < 32; i += 2)
+            apr_pfree(pool, junk[i]);
+    }
+    assert_string_equal(apr_psprintf(pool, "%s-%05d-%x", "x", 42, 255),
+                        "x-00042-ff");
+    free(big);
+}
+
+/* ---- cleanups ----------------------------------------------------------- */
+
+#define MAX_EVENTS 16
+static const char *events[MAX_EVENTS];
+static int n_events;
+
+static apr_status_t record(void *data)
+{
+    if (n_events < MAX_EVENTS)
+        events[n_events++] = data;
+    return APR_SUCCESS;
+}
+
+static void test_cleanups_in_order(void **state)
+{
+    apr_pool_t *pool = *state, *sub;
+    void *ud = NULL;
+    void *freed;
+    static const char *const expect[] = {
+        "pre2", "pre1", "sub-pre", "sub", "c3", "c2", "c1"
+    };
+
+    for (int pass = 0; pass < 2; pass++) {   /* clear, then destroy */
+        apr_pool_t *p;
+
+        if (pass == 0)
+            p = pool;
+        else
+            assert_int_equal(apr_pool_create(&p, pool), APR_SUCCESS);
+        n_events = 0;
+        assert_int_equal(apr_pool_create(&sub, p), APR_SUCCESS);
+        apr_pool_cleanup_register(p, "c1", record, apr_pool_cleanup_null);
+        freed = apr_palloc(p, 100);
+        apr_pool_cleanup_register(p, "c2", record, apr_pool_cleanup_null);
+        apr_pool_cleanup_register(sub, "sub", record, apr_pool_cleanup_null);
+        apr_pool_pre_cleanup_register(sub, "sub-pre", record);
+        apr_pool_pre_cleanup_register(p, "pre1", record);
+        apr_pool_pre_cleanup_register(p, "pre2", record);
+        apr_pfree(p, freed);
+        apr_pool_cleanup_register(p, "c3", record, apr_pool_cleanup_null);
+        apr_pool_cleanup_register(p, "killed", record, apr_pool_cleanup_null);
+        apr_pool_cleanup_kill(p, "killed", record);
+        assert_int_equal(apr_pool_userdata_setn("v", "key", NULL, p),
+                         APR_SUCCESS);
+
+        if (pass == 0)
+            apr_pool_clear(p);
+        else
+            apr_pool_destroy(p);
+
+        assert_int_equal(n_events, 7);
+        for (int i = 0; i < 7; i++)
+            assert_string_equal(events[i], expect[i]);
+    }
+    /* Clear reset the user data. */
+    assert_int_equal(apr_pool_userdata_get(&ud, "key", pool), APR_SUCCESS);
+    assert_null(ud);
+}
+
+/* ---- abort function ------------------------------------------------------ */
+
+static int abort_calls;
+static int abort_status;
+
+static int count_abort(int status)
+{
+    abort_calls++;
+    abort_status = status;
+    return status;
+}
+
+static void test_abort_fn_on_failure(void **state)
+{
+    apr_pool_t *pool = *state, *sub;
+
+    abort_calls = 0;
+    assert_int_equal(apr_pool_create_ex(&sub, pool, count_abort, NULL),
+                     APR_SUCCESS);
+    assert_ptr_equal(apr_pool_abort_get(sub), count_abort);
+    /* A limit on the pool's reap makes allocations fail on demand. */
+    assert_int_equal(reap_set_limit(apr_pool_reap_get(sub), 256 * 1024), 0);
+    assert_null(apr_palloc(sub, 1 << 20));
+    assert_int_equal(abort_calls, 1);
+    assert_int_equal(abort_status, APR_ENOMEM);
+    /* The pool stays usable. */
+    assert_non_null(apr_palloc(sub, 100));
+    assert_int_equal(abort_calls, 1);
+    apr_pool_destroy(sub);
+}
+
+/* ---- 1 GiB through one pool ------------------------------------------- */
+
+static void test_one_gib_in_small_footprint(void **state)
+{
+    apr_pool_t *pool = *state;
+    enum { SLOTS = 32 };
+    void *slot[SLOTS] = { 0 };
+    size_t size[SLOTS] = { 0 };
+    unsigned long long total = 0;
+    unsigned x = 12345;
+    reap_stats_t s;
+
+    while (total < (1ULL << 30)) {
+        unsigned i;
+        size_t n;
+
+        x = x * 1103515245u + 12345u;
+        i = (x >> 8) % SLOTS;
+        n = 16 + (x >> 12) % 8177;               /* 16 .. 8192 bytes */
+        if (slot[i]) {
+            assert_true(filled(slot[i], size[i] < 32 ? size[i] : 32, i));
+            apr_pfree(pool, slot[i]);
+        }
+        slot[i] = apr_palloc(pool, n);
+        assert_non_null(slot[i]);
+        size[i] = n;
+        fill(slot[i], n < 32 ? n : 32, i);
+        total += n;
+    }
+    s = pool_stats(pool);
+    print_message("1 GiB in %llu allocations: peak footprint %llu bytes, "
+                  "now %llu\n", (unsigned long long)s.allocs,
+                  (unsigned long long)s.peak_footprint,
+                  (unsigned long long)s.footprint);
+    assert_true(s.peak_footprint < (1u << 20));
+}
+
+/* ---- the public allocator ---------------------------------------------- */
+
+static void test_allocator_nodes(void **state)
+{
+    apr_allocator_t *allocator;
+    apr_memnode_t *a, *b, *big;
+    apr_pool_t *pool;
+
+    (void)state;
+    assert_int_equal(apr_allocator_create(&allocator), APR_SUCCESS);
+    apr_allocator_max_free_set(allocator, 64 * 1024);
+    assert_int_equal(apr_pool_create_ex(&pool, NULL, NULL, allocator),
+                     APR_SUCCESS);
+    apr_allocator_owner_set(allocator, pool);
+    assert_ptr_equal(apr_pool_allocator_get(pool), allocator);
+
+    a = apr_allocator_alloc(allocator, 1000);
+    assert_non_null(a);
+    assert_true(a->endp - a->first_avail >= 1000);
+    assert_ptr_equal(a->first_avail, (char *)a + APR_MEMNODE_T_SIZE);
+    memset(a->first_avail, 1, a->endp - a->first_avail);
+    apr_allocator_free(allocator, a);
+    b = apr_allocator_alloc(allocator, 1000);   /* from the free list */
+    assert_ptr_equal(b, a);
+
+    big = apr_allocator_alloc(allocator, 1 << 20);  /* above max_free */
+    assert_non_null(big);
+    memset(big->first_avail, 2, big->endp - big->first_avail);
+    big->next = b;
+    apr_allocator_free(allocator, big);   /* a list: both go back */
+    assert_non_null(apr_palloc(pool, 100));
+    apr_pool_destroy(pool);               /* owner: takes the allocator */
+}
+
+/* ---- subpools of a shared parent from several threads ------------------ */
+
+struct worker {
+    apr_pool_t *parent;
+    int failures;
+};
+
+static void *make_subpools(void *arg)
+{
+    struct worker *w = arg;
+    apr_pool_t *live[8] = { 0 };
+
+    for (int i = 0; i < 4000; i++) {
+        int k = i % 8;
+        char *s;
+        void *v = NULL;
+
+        if (live[k]) {
+            if (apr_pool_userdata_get(&v, "s", live[k]) != APR_SUCCESS
+                || v == NULL || strcmp(v, "subpool") != 0)
+                w->failures++;
+            apr_pool_destroy(live[k]);
+        }
+        if (apr_pool_create(&live[k], w->parent) != APR_SUCCESS) {
+            w->failures++;
+            live[k] = NULL;
+            continue;
+        }
+        s = apr_pstrdup(live[k], "subpool");
+        apr_pool_userdata_setn(s, "s", NULL, live[k]);
+        apr_pfree(live[k], apr_palloc(live[k], 64 + i % 512));
+    }
+    for (int k = 0; k < 8; k++)
+        if (live[k])
+            apr_pool_destroy(live[k]);
+    return NULL;
+}
+
+static void test_concurrent_subpools(void **state)
+{
+    apr_pool_t *parent;
+    enum { THREADS = 4 };
+    pthread_t tid[THREADS];
+    struct worker w[THREADS];
+
+    (void)state;
+    /* A pool on the global allocator, which has a mutex, as stock APR
+     * requires for this. */
+    assert_int_equal(apr_pool_create(&parent, NULL), APR_SUCCESS);
+    assert_non_null(apr_allocator_mutex_get(apr_pool_allocator_get(parent)));
+    for (int t = 0; t < THREADS; t++) {
+        w[t].parent = parent;
+        w[t].failures = 0;
+        assert_int_equal(pthread_create(&tid[t], NULL, make_subpools, &w[t]),
+                         0);
+    }
+    for (int t = 0; t < THREADS; t++) {
+        pthread_join(tid[t], NULL);
+        assert_int_equal(w[t].failures, 0);
+    }
+    /* Every subpool detached from both the pool tree and the reap tree. */
+    assert_int_equal(pool_tree_stats(parent).reaps, 1);
+    apr_pool_destroy(parent);
+}
+
+/* ---- misuse --------------------------------------------------------------- */
+
+/* Run fn in a child process with its stderr in buf; return whether the
+ * child died of SIGABRT. */
+static int dies_with_abort(void (*fn)(void), char *buf, size_t len)
+{
+    int fds[2], status;
+    size_t got = 0;
+    ssize_t n;
+    pid_t pid;
+
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        fn();
+        _exit(0);
+    }
+    close(fds[1]);
+    while (got + 1 < len && (n = read(fds[0], buf + got, len - 1 - got)) > 0)
+        got += (size_t)n;
+    buf[got] = '\0';
+    close(fds[0]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT;
+}
+
+/* Each misuse writes "PTR=<pointer>" before misbehaving, so the parent can
+ * check that the report names that pointer. */
+static void double_free(void)
+{
+    apr_pool_t *pool;
+    void *p;
+
+    apr_pool_create(&pool, NULL);
+    p = apr_palloc(pool, 100);
+    (void)apr_palloc(pool, 100);
+    fprintf(stderr, "PTR=%p\n", p);
+    apr_pfree(pool, p);
+    apr_pfree(pool, p);
+}
+
+static void foreign_free(void)
+{
+    apr_pool_t *a, *b;
+    void *p;
+
+    apr_pool_create(&a, NULL);
+    apr_pool_create(&b, NULL);
+    p = apr_palloc(b, 100);
+    fprintf(stderr, "PTR=%p\n", p);
+    apr_pfree(a, p);
+}
+
+static void parent_frees_child_object(void)
+{
+    apr_pool_t *a, *sub;
+    void *p;
+
+    apr_pool_create(&a, NULL);
+    apr_pool_create(&sub, a);
+    p = apr_palloc(sub, 100);
+    fprintf(stderr, "PTR=%p\n", p);
+    apr_pfree(a, p);
+}
+
+static void check_misuse(void (*fn)(void))
+{
+    char out[4096], ptr[64];
+    const char *mark, *report;
+    int aborted;
+
+    aborted = dies_with_abort(fn, out, sizeof(out));
+    print_message("child said: %s", out);
+    assert_true(aborted);
+    mark = strstr(out, "PTR=");
+    assert_non_null(mark);
+    assert_int_equal(sscanf(mark + 4, "%63s", ptr), 1);
+    /* The report, after the marker line, names the pointer. */
+    report = strchr(mark, '\n');
+    assert_non_null(report);
+    assert_non_null(strstr(report, ptr));
+}
+
+static void test_misuse_double_pfree(void **state)
+{
+    (void)state;
+    check_misuse(double_free);
+}
+
+static void test_misuse_foreign_pointer(void **state)
+{
+    (void)state;
+    check_misuse(foreign_free);
+}
+
+static void test_misuse_parent_frees_child_object(void **state)
+{
+    (void)state;
+    check_misuse(parent_frees_child_object);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_pool_is_reap, setup_pool,
+                                        teardown_pool),
+        cmocka_unit_test(test_unmanaged_pool),
+        cmocka_unit_test_setup_teardown(test_pfree_null_is_noop, setup_pool,
+                                        teardown_pool),
+        cmocka_unit_test_setup_teardown(test_pfree_then_reuse, setup_pool,
+                                        teardown_pool),
+        cmocka_unit_test_setup_teardown(test_pcalloc_after_pfree_is_zero,
+                                        setup_pool, teardown_pool),
+        cmocka_unit_test_setup_teardown(test_pfree_in_subpools, setup_pool,
+                                        teardown_pool),
+        cmocka_unit_test_setup_teardown(test_pfree_mixed_with_clear_and_destroy,
+                                        setup_pool, teardown_pool),
+        cmocka_unit_test_setup_teardown(test_prealloc, setup_pool,
+                                        teardown_pool),
+        cmocka_unit_test_setup_teardown(test_psprintf_after_frees, setup_pool,
+                                        teardown_pool),
+        cmocka_unit_test_setup_teardown(test_cleanups_in_order, setup_pool,
+                                        teardown_pool),
+        cmocka_unit_test_setup_teardown(test_abort_fn_on_failure, setup_pool,
+                                        teardown_pool),
+        cmocka_unit_test_setup_teardown(test_one_gib_in_small_footprint,
+                                        setup_pool, teardown_pool),
+        cmocka_unit_test(test_allocator_nodes),
+        cmocka_unit_test(test_concurrent_subpools),
+        cmocka_unit_test(test_misuse_double_pfree),
+        cmocka_unit_test(test_misuse_foreign_pointer),
+        cmocka_unit_test(test_misuse_parent_frees_child_object),
+    };
+    int rc;
+
+    if (apr_initialize() != APR_SUCCESS) {
+        fprintf(stderr, "apr_initialize failed\n");
+        return 1;
+    }
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    apr_terminate();
+    return rc;
+}
