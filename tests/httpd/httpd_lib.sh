@@ -1,0 +1,305 @@
+# httpd_lib.sh - sourced by the mod_reap tests: starts Debian's apache2 on a
+# temporary ServerRoot (loopback, a free port, worker MPM, mod_status,
+# mod_reap and the test module), sends requests, reads its logs, and always
+# stops it again (an EXIT trap).
+#
+# The caller sets, before sourcing:
+#   MR_BUILDDIR  the top build directory (mod_reap and the test module live
+#                under it, see mod_reap/local.mk)
+#   MR_APR_LIB   directory of a libapr-1.so.0 to run on, or "" for Debian's
+# and then calls mr_start, mr_get..., mr_stop.  Every check goes through
+# mr_check, which counts failures; mr_finish exits 0 only when none failed.
+
+set -u
+
+MR_APACHE=${MR_APACHE:-/usr/sbin/apache2}
+MR_MODDIR=$(apxs -q LIBEXECDIR 2>/dev/null || echo /usr/lib/apache2/modules)
+MR_MOD_REAP=$MR_BUILDDIR/mod_reap/apxs/.libs/mod_reap.so
+MR_MOD_TEST=$MR_BUILDDIR/tests/httpd/apxs/.libs/mod_reap_test.so
+MR_LIBREAP_DIR=$MR_BUILDDIR/libreap/.libs
+MR_FAILED=0
+MR_SENT=0
+MR_ROOT=
+MR_PORT=
+
+mr_say() { printf '%s\n' "$*"; }
+
+# mr_check <description> <command...>: run the command, record the result.
+mr_check() {
+    desc=$1
+    shift
+    if "$@"; then
+        mr_say "ok   - $desc"
+    else
+        mr_say "FAIL - $desc"
+        MR_FAILED=$((MR_FAILED + 1))
+    fi
+}
+
+mr_fatal() {
+    mr_say "FATAL: $*"
+    if [ -n "$MR_ROOT" ] && [ -f "$MR_ROOT/logs/error.log" ]; then
+        mr_say "--- error.log:"
+        cat "$MR_ROOT/logs/error.log"
+    fi
+    exit 1
+}
+
+mr_write_conf() {
+    user_lines=
+    if [ "$(id -u)" = 0 ]; then
+        user_lines="User www-data
+Group www-data"
+    fi
+    cat >"$MR_ROOT/httpd.conf" <<EOF
+ServerRoot "$MR_ROOT"
+ServerName 127.0.0.1
+Listen 127.0.0.1:$MR_PORT
+$user_lines
+PidFile "$MR_ROOT/run/httpd.pid"
+DefaultRuntimeDir "$MR_ROOT/run"
+Mutex file:$MR_ROOT/run default
+LoadModule mpm_worker_module $MR_MODDIR/mod_mpm_worker.so
+LoadModule authn_core_module $MR_MODDIR/mod_authn_core.so
+LoadModule authz_core_module $MR_MODDIR/mod_authz_core.so
+LoadModule mime_module $MR_MODDIR/mod_mime.so
+LoadModule status_module $MR_MODDIR/mod_status.so
+LoadModule reap_test_module $MR_MOD_TEST
+LoadModule reap_module $MR_MOD_REAP
+TypesConfig /etc/mime.types
+StartServers 2
+ServerLimit 2
+ThreadsPerChild 4
+ThreadLimit 4
+MinSpareThreads 1
+MaxSpareThreads 8
+MaxRequestWorkers 8
+MaxConnectionsPerChild 0
+ErrorLog "$MR_ROOT/logs/error.log"
+LogLevel warn
+LogFormat "%m %U%q %>s peak=%{reap-peak}n pid=%P" reaptest
+CustomLog "$MR_ROOT/logs/access.log" reaptest
+DocumentRoot "$MR_ROOT/htdocs"
+ExtendedStatus On
+ReapStatus On
+<Location />
+    Require all granted
+</Location>
+<Location /server-status>
+    SetHandler server-status
+</Location>
+<Location /reap-status>
+    SetHandler reap-status
+</Location>
+<Location /test>
+    SetHandler reap-test
+</Location>
+<Location /hog>
+    SetHandler reap-test-hog
+</Location>
+<Location /limited>
+    SetHandler reap-test-hog
+    ReapRequestLimit 1M
+</Location>
+EOF
+}
+
+mr_env() {
+    ld=$MR_LIBREAP_DIR
+    [ -n "$MR_APR_LIB" ] && ld=$MR_APR_LIB:$ld
+    env LD_LIBRARY_PATH="$ld" "$@"
+}
+
+# Try a few ports: a random one may be taken.
+mr_start() {
+    [ -x "$MR_APACHE" ] || mr_fatal "$MR_APACHE not found (package apache2)"
+    [ -f "$MR_MOD_REAP" ] || mr_fatal "$MR_MOD_REAP not built"
+    [ -f "$MR_MOD_TEST" ] || mr_fatal "$MR_MOD_TEST not built"
+    MR_ROOT=$(mktemp -d /tmp/mod_reap_test.XXXXXX)
+    trap mr_stop EXIT
+    trap 'exit 1' INT TERM
+    chmod 755 "$MR_ROOT"
+    mkdir -p "$MR_ROOT/run" "$MR_ROOT/logs" "$MR_ROOT/htdocs"
+    echo hello >"$MR_ROOT/htdocs/index.html"
+    chmod -R a+rX "$MR_ROOT"
+    for try in 1 2 3 4 5 6 7 8; do
+        MR_PORT=$((20000 + ($$ * 7 + try * 977) % 30000))
+        mr_write_conf
+        : >"$MR_ROOT/logs/error.log"
+        if mr_env "$MR_APACHE" -d "$MR_ROOT" -f "$MR_ROOT/httpd.conf" \
+            -k start >"$MR_ROOT/logs/start.out" 2>&1 && mr_wait_up; then
+            mr_say "# apache2 up on 127.0.0.1:$MR_PORT, root $MR_ROOT"
+            return 0
+        fi
+        grep -q "Address already in use" "$MR_ROOT/logs/error.log" \
+            "$MR_ROOT/logs/start.out" || break
+        mr_stop_server
+    done
+    cat "$MR_ROOT/logs/start.out"
+    mr_fatal "apache2 did not start"
+}
+
+# mr_restart <lines>: graceful restart on the test configuration plus
+# <lines>; returns once the new generation answers.
+mr_restart() {
+    gen=$(mr_count_log 'resuming normal operations')
+    mr_write_conf
+    printf '%s\n' "$1" >>"$MR_ROOT/httpd.conf"
+    mr_env "$MR_APACHE" -d "$MR_ROOT" -f "$MR_ROOT/httpd.conf" -k graceful \
+        >>"$MR_ROOT/logs/start.out" 2>&1 || return 1
+    i=0
+    while [ "$(mr_count_log 'resuming normal operations')" -le "$gen" ]; do
+        [ $i -lt 200 ] || return 1
+        sleep 0.05
+        i=$((i + 1))
+    done
+    mr_wait_up
+}
+
+# The server answers.
+mr_wait_up() {
+    i=0
+    while [ $i -lt 100 ]; do
+        if [ -f "$MR_ROOT/run/httpd.pid" ] &&
+            curl -s -o /dev/null "http://127.0.0.1:$MR_PORT/index.html" 2>/dev/null; then
+            MR_SENT=$((MR_SENT + 1))
+            return 0
+        fi
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+
+mr_stop_server() {
+    [ -n "$MR_ROOT" ] && [ -f "$MR_ROOT/run/httpd.pid" ] || return 0
+    pid=$(cat "$MR_ROOT/run/httpd.pid")
+    kill -TERM "$pid" 2>/dev/null || true
+    i=0
+    while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+    rm -f "$MR_ROOT/run/httpd.pid"
+}
+
+mr_stop() {
+    mr_stop_server
+    if [ -n "$MR_ROOT" ] && [ "${MR_KEEP:-0}" = 0 ]; then
+        rm -rf "$MR_ROOT"
+    fi
+}
+
+# mr_get <path> [curl options...]: body into $MR_BODY, status into $MR_STATUS.
+mr_get() {
+    path=$1
+    shift
+    MR_BODY=$(curl -s -w '\n%{http_code}' "$@" "http://127.0.0.1:$MR_PORT$path")
+    MR_STATUS=${MR_BODY##*
+}
+    MR_BODY=${MR_BODY%
+*}
+    MR_SENT=$((MR_SENT + 1))
+}
+
+# Wait until every request sent so far is in the access log; mod_reap adds a
+# request to its counters before mod_log_config writes its line.
+mr_wait_logged() {
+    i=0
+    while [ $i -lt 200 ]; do
+        n=$(wc -l <"$MR_ROOT/logs/access.log" 2>/dev/null || echo 0)
+        [ "$n" -ge "$MR_SENT" ] && return 0
+        sleep 0.05
+        i=$((i + 1))
+    done
+    mr_say "# only $n of $MR_SENT requests logged"
+    return 1
+}
+
+# mr_json_total <object> <field>: a figure of "totals" in $MR_BODY (the
+# reap-status JSON), where <object> is process or requests.
+mr_json_total() {
+    printf '%s\n' "$MR_BODY" | grep '"totals"' |
+        sed -n "s/.*\"$1\": {[^}]*\"$2\": \([0-9][0-9]*\).*/\1/p"
+}
+
+# mr_auto <key>: the value of "<key>: value" in $MR_BODY (?auto output).
+mr_auto() {
+    printf '%s\n' "$MR_BODY" | sed -n "s/^$1: //p"
+}
+
+# mr_peak_of <path-and-query>: the reap-peak note logged for that request.
+mr_peak_of() {
+    grep -F "GET $1 " "$MR_ROOT/logs/access.log" | tail -1 |
+        sed -n 's/.* peak=\([^ ]*\) .*/\1/p'
+}
+
+# The libapr-1 a running child has mapped.
+mr_child_libapr() {
+    for pid in $(pgrep -P "$(cat "$MR_ROOT/run/httpd.pid")"); do
+        grep -o '/[^ ]*libapr-1\.so[^ ]*' "/proc/$pid/maps" | head -1
+        return 0
+    done
+}
+
+# mr_body_has <grep pattern>: $MR_BODY matches.
+mr_body_has() {
+    printf '%s\n' "$MR_BODY" | grep -q -- "$1"
+}
+
+# mr_libapr_under <dir>: the children's libapr-1 comes from under <dir>.
+mr_libapr_under() {
+    lib=$(mr_child_libapr)
+    case $lib in
+    "$1"/*) return 0 ;;
+    esac
+    mr_say "# children map libapr-1 from '$lib'"
+    return 1
+}
+
+# mr_json_valid: $MR_BODY is one well-formed JSON value.  With python3 its
+# parser decides; without it, a structural check (balanced brackets outside
+# strings, no dangling commas) stands in.
+mr_json_valid() {
+    if command -v python3 >/dev/null 2>&1; then
+        printf '%s' "$MR_BODY" | python3 -c 'import json, sys; json.load(sys.stdin)'
+        return
+    fi
+    printf '%s' "$MR_BODY" | tr -d '\n' | awk '
+        { n = length($0); depth = 0; instr = 0; ok = 1; last = ""
+          for (i = 1; i <= n; i++) {
+              c = substr($0, i, 1)
+              if (instr) { if (c == "\\") i++; else if (c == "\"") instr = 0; continue }
+              if (c == "\"") { instr = 1; last = c; continue }
+              if (c == "{" || c == "[") depth++
+              if (c == "}" || c == "]") { depth--; if (last == ",") ok = 0 }
+              if (depth < 0) ok = 0
+              if (c != " ") last = c
+          }
+          exit !(ok && depth == 0 && !instr) }'
+}
+
+# mr_config_test <lines>: `apache2 -t` on the test configuration plus
+# <lines>; its output goes to $MR_BODY, its exit status is returned.
+mr_config_test() {
+    cp "$MR_ROOT/httpd.conf" "$MR_ROOT/test.conf"
+    printf '%s\n' "$1" >>"$MR_ROOT/test.conf"
+    MR_BODY=$(mr_env "$MR_APACHE" -t -d "$MR_ROOT" -f "$MR_ROOT/test.conf" 2>&1)
+}
+
+mr_count_log() {
+    grep -c -- "$1" "$MR_ROOT/logs/error.log" || true
+}
+
+mr_finish() {
+    if [ "$MR_FAILED" -ne 0 ] && [ -f "$MR_ROOT/logs/error.log" ]; then
+        mr_say "--- error.log:"
+        cat "$MR_ROOT/logs/error.log"
+        mr_say "--- access.log:"
+        cat "$MR_ROOT/logs/access.log"
+    fi
+    mr_say "# $MR_FAILED check(s) failed"
+    [ "$MR_FAILED" -eq 0 ]
+    exit $?
+}

@@ -1,0 +1,178 @@
+/*
+ * mod_reap_test.c - a test module for mod_reap: allocates and frees known
+ * amounts from the request pool, so the tests in tests/httpd/ can check
+ * mod_reap's figures (JSON, ?auto, the reap-peak note) and its request limit
+ * against what was really done.  It uses only mod_reap.h, as any module
+ * would, and links neither libreap nor the patched APR.
+ *
+ *   SetHandler reap-test      ?n=<count>&size=<bytes>&free=<count>&mode=batch|loop
+ *       batch: allocate n objects of size bytes, then ap_pfree the first
+ *              `free` of them;
+ *       loop:  allocate and, for the first `free` iterations, ap_pfree each
+ *              object at once (so a reap reuses one block throughout).
+ *   SetHandler reap-test-hog  ?total=<bytes>&size=<bytes>
+ *       allocate `total` bytes in pieces of `size` (default 64 KiB) and free
+ *       nothing: the request that passes ReapRequestLimit.
+ * Every object is written to, so the memory is really used.  Bad arguments
+ * get 400 and a log line saying which.  The body says what was done and
+ * whether ap_pfree() really frees here.
+ */
+#include <string.h>
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "http_protocol.h"
+#include "apr_lib.h"
+#include "apr_strings.h"
+
+#include "mod_reap.h"
+
+module AP_MODULE_DECLARE_DATA reap_test_module;
+
+#define MAX_COUNT APR_INT64_C(10000000)
+#define MAX_SIZE APR_INT64_C(67108864)
+#define MAX_TOTAL APR_INT64_C(1073741824)
+
+typedef struct test_args {
+    apr_int64_t n, size, nfree, total;
+    int loop;
+} test_args;
+
+/* @return 1 and set *out when @p val is a whole number in [0, max]. */
+static int parse_num(const char *val, apr_int64_t max, apr_int64_t *out)
+{
+    char *end;
+    apr_int64_t v;
+
+    if (!apr_isdigit(*val))
+        return 0;
+    v = apr_strtoi64(val, &end, 10);
+    if (*end != '\0' || v < 0 || v > max)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* One key=value pair of the query string into @p a.
+ * @return NULL, or the pair that is not understood. */
+static const char *parse_pair(char *pair, test_args *a)
+{
+    char *val = strchr(pair, '=');
+    int ok;
+
+    if (val == NULL)
+        return pair;
+    *val++ = '\0';
+    if (strcmp(pair, "n") == 0)
+        ok = parse_num(val, MAX_COUNT, &a->n);
+    else if (strcmp(pair, "size") == 0)
+        ok = parse_num(val, MAX_SIZE, &a->size) && a->size > 0;
+    else if (strcmp(pair, "free") == 0)
+        ok = parse_num(val, MAX_COUNT, &a->nfree);
+    else if (strcmp(pair, "total") == 0)
+        ok = parse_num(val, MAX_TOTAL, &a->total);
+    else if (strcmp(pair, "mode") == 0)
+        ok = (a->loop = strcmp(val, "loop") == 0) || strcmp(val, "batch") == 0;
+    else
+        ok = 0;
+    return ok ? NULL : pair;
+}
+
+static const char *parse_args(request_rec *r, test_args *a)
+{
+    char *state, *pair, *args;
+
+    a->n = 0;
+    a->size = 64 * 1024;
+    a->nfree = 0;
+    a->total = 0;
+    a->loop = 0;
+    if (r->args == NULL)
+        return NULL;
+    args = apr_pstrdup(r->pool, r->args);
+    for (pair = apr_strtok(args, "&", &state); pair != NULL;
+         pair = apr_strtok(NULL, "&", &state)) {
+        const char *bad = parse_pair(pair, a);
+        if (bad != NULL)
+            return bad;
+    }
+    if (a->nfree > a->n)
+        return "free (more than n)";
+    return NULL;
+}
+
+static void *use(apr_pool_t *p, apr_int64_t size)
+{
+    void *mem = apr_palloc(p, (apr_size_t)size);
+
+    memset(mem, 0xa5, (apr_size_t)size);
+    return mem;
+}
+
+static void run_batch(request_rec *r, const test_args *a)
+{
+    void **objs = apr_palloc(r->pool, (apr_size_t)(a->n + 1) * sizeof *objs);
+
+    for (apr_int64_t i = 0; i < a->n; i++)
+        objs[i] = use(r->pool, a->size);
+    for (apr_int64_t i = 0; i < a->nfree; i++)
+        ap_pfree(r->pool, objs[i]);
+    ap_pfree(r->pool, objs);
+}
+
+static void run_loop(request_rec *r, const test_args *a)
+{
+    for (apr_int64_t i = 0; i < a->n; i++) {
+        void *obj = use(r->pool, a->size);
+        if (i < a->nfree)
+            ap_pfree(r->pool, obj);
+    }
+}
+
+static int test_handler(request_rec *r)
+{
+    test_args a;
+    const char *bad;
+    int hog;
+
+    if (r->handler == NULL)
+        return DECLINED;
+    hog = strcmp(r->handler, "reap-test-hog") == 0;
+    if (!hog && strcmp(r->handler, "reap-test") != 0)
+        return DECLINED;
+    if ((bad = parse_args(r, &a)) != NULL) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      "mod_reap_test: bad argument '%s'", bad);
+        return HTTP_BAD_REQUEST;
+    }
+    if (hog) {
+        for (apr_int64_t done = 0; done < a.total; done += a.size)
+            use(r->pool, a.size);
+    }
+    else if (a.loop) {
+        run_loop(r, &a);
+    }
+    else {
+        run_batch(r, &a);
+        a.nfree += 1;           /* the pointer array */
+    }
+    ap_set_content_type(r, "text/plain");
+    ap_rprintf(r, "reap-test %s n=%" APR_INT64_T_FMT " size=%" APR_INT64_T_FMT
+               " freed=%" APR_INT64_T_FMT " total=%" APR_INT64_T_FMT
+               " pfree_works=%d\n", hog ? "hog" : a.loop ? "loop" : "batch",
+               a.n, a.size, hog ? 0 : a.nfree, a.total, ap_pfree_works());
+    return OK;
+}
+
+static void register_hooks(apr_pool_t *p)
+{
+    ap_hook_handler(test_handler, NULL, NULL, APR_HOOK_MIDDLE);
+}
+
+AP_DECLARE_MODULE(reap_test) = {
+    STANDARD20_MODULE_STUFF,
+    NULL, NULL, NULL, NULL, NULL,
+    register_hooks,
+    AP_MODULE_FLAG_NONE
+};

@@ -1,0 +1,164 @@
+#!/bin/sh
+# test_mod_reap_reap.sh - mod_reap on the reap-backed APR (apr-patch/): the
+# module says once that the APR is reap-backed; the figures it shows (JSON of
+# the reap-status handler, ?auto lines of mod_status) match what the test
+# module allocated and freed; the reap-peak note shows that ap_pfree() lets a
+# request reuse its memory; and ReapRequestLimit stops a request that
+# allocates too much while the server and the next requests carry on.
+#
+# Needs the patched libapr-1 in MR_APR_LIB (default: the one `make` installs
+# under <build>/install/apr/lib).  When it is missing the test is SKIPPED
+# with a loud message: build it with apr-patch/build-apr.sh.
+
+MR_BUILDDIR=${MR_BUILDDIR:-$(pwd)}
+# configure's --with-reap-apr, written by mod_reap/local.mk; the environment
+# (REAP_APR_DIR, or MR_APR_LIB for the lib directory itself) wins.
+mr_env_apr=${REAP_APR_DIR:-}
+if [ -f "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh" ]; then
+    . "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh"
+fi
+REAP_APR_DIR=${mr_env_apr:-${REAP_APR_DIR:-$MR_BUILDDIR/install/apr}}
+MR_APR_LIB=${MR_APR_LIB:-$REAP_APR_DIR/lib}
+. "$(dirname "$0")/httpd_lib.sh"
+
+if [ ! -e "$MR_APR_LIB/libapr-1.so.0" ]; then
+    echo "######################################################################"
+    echo "# SKIPPED: no reap-backed APR at $MR_APR_LIB/libapr-1.so.0"
+    echo "# mod_reap's reap-backed tests did NOT run.  Build it first:"
+    echo "#   apr-patch/build-apr.sh   (then re-run make check)"
+    echo "######################################################################"
+    exit 77
+fi
+if ! nm -D "$MR_APR_LIB/libapr-1.so.0" | grep -q ' T apr_pfree$'; then
+    echo "FATAL: $MR_APR_LIB/libapr-1.so.0 exports no apr_pfree: not reap-backed"
+    exit 1
+fi
+MR_APR_LIB=$(cd "$MR_APR_LIB" && pwd -P)
+
+mr_start
+
+mr_check "the children run on the reap-backed libapr-1" \
+    mr_libapr_under "$MR_APR_LIB"
+mr_check "start-up line says reap-backed, once" \
+    test "$(mr_count_log 'mod_reap: libreap .* is reap-backed')" = 1
+mr_check "no not-reap-backed warning" \
+    test "$(mr_count_log 'NOT reap-backed')" = 0
+
+# mr_poll_json <field>, mr_poll_auto <key>: wait until every request so far
+# is counted, ask for the figures, and set MR_VAL to the requested total.
+# (In this shell, not in $(...), so MR_SENT and MR_BODY stay right.)
+mr_poll_json() {
+    mr_wait_logged
+    mr_get /reap-status
+    MR_VAL=$(mr_json_total requests "$1")
+}
+mr_poll_auto() {
+    mr_wait_logged
+    mr_get "/server-status?auto"
+    MR_VAL=$(mr_auto "$1")
+}
+
+# Frees: two requests alike but for ap_pfree of 150 objects; each poll
+# counts the request before it and the poll before that, so the difference
+# of differences is exactly what the test module freed.
+mr_poll_json frees; f0=$MR_VAL
+mr_get "/test?n=200&size=1000&free=0"
+mr_check "batch without frees answered 200" test "$MR_STATUS" = 200
+mr_check "test module sees ap_pfree() working" mr_body_has 'pfree_works=1'
+mr_poll_json frees; f1=$MR_VAL
+mr_get "/test?n=200&size=1000&free=150"
+mr_poll_json frees; f2=$MR_VAL
+mr_check "JSON: request frees grew by exactly the 150 ap_pfree calls ($f0 $f1 $f2)" \
+    test $(((f2 - f1) - (f1 - f0))) = 150
+
+# Allocations: 200 against 500 objects.
+mr_poll_json allocs; a0=$MR_VAL
+mr_get "/test?n=200&size=1000&free=0"
+mr_poll_json allocs; a1=$MR_VAL
+mr_get "/test?n=500&size=1000&free=0"
+mr_poll_json allocs; a2=$MR_VAL
+mr_check "JSON: request allocations grew by exactly 300 more ($a0 $a1 $a2)" \
+    test $(((a2 - a1) - (a1 - a0))) = 300
+
+mr_check "reap-status answers well-formed JSON" mr_json_valid
+mr_check "JSON says reap-backed" mr_body_has '"reap_backed": true'
+reaps=$(mr_json_total process reaps)
+footprint=$(mr_json_total process footprint)
+mr_check "JSON: the children's pool trees hold reaps ($reaps) and memory ($footprint)" \
+    test "${reaps:-0}" -gt 2 -a "${footprint:-0}" -gt 0
+base_held=$(mr_json_total base held)
+base_in_use=$(mr_json_total base in_use)
+mr_check "JSON: the base allocator holds at least what it hands out ($base_held >= $base_in_use), and that covers the pools ($footprint)" \
+    test "${base_held:-0}" -ge "${base_in_use:-0}" -a "${base_in_use:-0}" -ge "${footprint:-1}"
+mr_check "JSON: top pools by tag include pchild" mr_body_has '"tag": "pchild"'
+mr_check "JSON: top pools by tag include a request pool" \
+    mr_body_has '"tag": "request"'
+mr_check "JSON lists both children" mr_body_has '"children": 2,'
+mr_check "the requests above were served by both children" \
+    test "$(sed -n 's/.* pid=//p' "$MR_ROOT/logs/access.log" | sort -u | wc -l)" = 2
+
+# The same through mod_status's ?auto lines.
+mr_poll_auto ReapRequestFrees; g0=$MR_VAL
+mr_get "/test?n=100&size=500&free=0"
+mr_poll_auto ReapRequestFrees; g1=$MR_VAL
+mr_get "/test?n=100&size=500&free=70"
+mr_poll_auto ReapRequestFrees; g2=$MR_VAL
+mr_check "?auto: ReapRequestFrees grew by exactly 70 ($g0 $g1 $g2)" \
+    test $(((g2 - g1) - (g1 - g0))) = 70
+mr_check "?auto: ReapBacked: 1" test "$(mr_auto ReapBacked)" = 1
+mr_check "?auto: ReapFootprint above 0" test "$(mr_auto ReapFootprint)" -gt 0
+
+# Peaks: 2000 objects of 8000 bytes (16 MB in all), freed one by one or not.
+mr_get "/test?n=2000&size=8000&free=2000&mode=loop"
+mr_check "alloc/free loop answered 200" test "$MR_STATUS" = 200
+mr_get "/test?n=2000&size=8000&free=0&mode=loop"
+mr_check "alloc loop answered 200" test "$MR_STATUS" = 200
+mr_wait_logged
+with=$(mr_peak_of "/test?n=2000&size=8000&free=2000&mode=loop")
+without=$(mr_peak_of "/test?n=2000&size=8000&free=0&mode=loop")
+mr_check "reap-peak with ap_pfree stays under 1 MiB ($with)" \
+    test "${with:-x}" -lt 1048576
+mr_check "reap-peak without ap_pfree holds all 16 MB ($without)" \
+    test "${without:-0}" -ge 16000000
+mr_poll_json peak_max; peak_max=$MR_VAL
+mr_check "JSON: largest request peak at least 16 MB ($peak_max)" \
+    test "${peak_max:-0}" -ge 16000000
+
+# ReapRequestLimit 1M on /limited.
+children_before=$(pgrep -P "$(cat "$MR_ROOT/run/httpd.pid")" | sort | tr '\n' ' ')
+mr_get "/limited?total=65536"
+mr_check "a request under the limit succeeds" test "$MR_STATUS" = 200
+mr_get "/limited?total=67108864"
+mr_check "the request over ReapRequestLimit gets 500" test "$MR_STATUS" = 500
+mr_check "its body names ReapRequestLimit" mr_body_has 'ReapRequestLimit'
+mr_get "/test?n=10&size=100&free=5"
+mr_check "the next request succeeds" test "$MR_STATUS" = 200
+mr_get "/limited?total=65536"
+mr_check "the next request under the limit succeeds" test "$MR_STATUS" = 200
+mr_wait_logged
+mr_check "one log line for the stopped request" \
+    test "$(mr_count_log 'request stopped: its pool passed ReapRequestLimit')" = 1
+mr_poll_json limited; limited=$MR_VAL
+mr_check "JSON counts one limited request ($limited)" test "$limited" = 1
+children_after=$(pgrep -P "$(cat "$MR_ROOT/run/httpd.pid")" | sort | tr '\n' ' ')
+mr_check "the same children still serve ($children_before= $children_after)" \
+    test "$children_before" = "$children_after"
+
+mr_get /reap-status -H "Accept: text/html"
+mr_check "reap-status HTML for Accept: text/html" mr_body_has '<table'
+mr_get /server-status
+mr_check "/server-status has the mod_reap section" \
+    mr_body_has 'Reap memory (mod_reap)'
+# A graceful restart reloads mod_reap (new address, new shared memory): the
+# test module's cached ap_pfree entry point must follow, and the figures
+# start again from zero.
+mr_check "graceful restart" mr_restart ""
+mr_get "/test?n=100&size=1000&free=100"
+mr_check "ap_pfree works after the restart" mr_body_has 'pfree_works=1'
+mr_poll_json frees
+mr_check "JSON counts the 101 frees made since the restart ($MR_VAL)" \
+    test "${MR_VAL:-0}" -ge 101 -a "${MR_VAL:-0}" -lt 200
+mr_check "the start-up line was not repeated by the restart" \
+    test "$(mr_count_log 'mod_reap: libreap .* is reap-backed')" = 1
+mr_check "no child crashed" test "$(mr_count_log 'exit signal')" = 0
+mr_finish

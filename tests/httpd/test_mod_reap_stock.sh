@@ -1,0 +1,103 @@
+#!/bin/sh
+# test_mod_reap_stock.sh - mod_reap on Debian's stock libapr: the module
+# loads, says once that the APR is not reap-backed, ap_pfree() is a no-op
+# (the test module still runs and answers), ReapRequestLimit cannot bite,
+# and the figures pages (reap-status JSON and HTML, /server-status and its
+# ?auto form) answer with the request counts of every child.
+#
+# Run by `make check` from the top build directory (MR_BUILDDIR defaults to
+# the current directory).
+
+MR_BUILDDIR=${MR_BUILDDIR:-$(pwd)}
+MR_APR_LIB=
+. "$(dirname "$0")/httpd_lib.sh"
+
+mr_start
+
+mr_check "the children run on Debian's libapr-1" mr_libapr_under /usr/lib
+mr_check "start-up warning logged once" \
+    test "$(mr_count_log 'mod_reap: libreap .* is NOT reap-backed')" = 1
+mr_check "the warning says ReapRequestLimit has no effect" \
+    test "$(mr_count_log 'ReapRequestLimit has no effect')" = 1
+
+# The test module allocates and frees; ap_pfree must be a harmless no-op.
+mr_get "/test?n=100&size=1000&free=60"
+mr_check "batch alloc/free request answered 200" test "$MR_STATUS" = 200
+mr_check "the test module sees ap_pfree() as a no-op" \
+    mr_body_has 'freed=61 .*pfree_works=0'
+mr_get "/test?n=2000&size=4000&free=2000&mode=loop"
+mr_check "loop alloc/free request answered 200" test "$MR_STATUS" = 200
+
+# No reap, so no limit: the hog under ReapRequestLimit 1M gets through.
+mr_get "/limited?total=8388608"
+mr_check "ReapRequestLimit does not bite on stock APR" test "$MR_STATUS" = 200
+
+mr_check "all requests logged" mr_wait_logged
+logged=$MR_SENT
+mr_get /reap-status
+mr_check "reap-status answers 200" test "$MR_STATUS" = 200
+mr_check "reap-status answers well-formed JSON" mr_json_valid
+mr_check "reap-status JSON has no process figures without reaps" \
+    mr_body_has '"process": null'
+mr_check "reap-status JSON says not reap-backed" \
+    mr_body_has '"reap_backed": false'
+count=$(mr_json_total requests count)
+mr_check "JSON counts every finished request of all children ($count = $logged)" \
+    test "$count" = "$logged"
+mr_check "JSON: no frees without reaps" \
+    test "$(mr_json_total requests frees)" = 0
+mr_check "JSON lists children" \
+    mr_body_has '"pid": [0-9]'
+
+mr_get /reap-status -X POST
+mr_check "reap-status refuses POST with 405" test "$MR_STATUS" = 405
+mr_get "/test?n=12x"
+mr_check "the test module answers bad arguments with 400" test "$MR_STATUS" = 400
+
+mr_get /reap-status -H "Accept: text/html"
+mr_check "reap-status HTML for Accept: text/html" \
+    mr_body_has '<table'
+
+mr_check "all requests logged" mr_wait_logged
+logged=$MR_SENT
+mr_get "/server-status?auto"
+mr_check "?auto answers 200" test "$MR_STATUS" = 200
+mr_check "?auto: ReapBacked: 0" test "$(mr_auto ReapBacked)" = 0
+mr_check "?auto: ReapRequestCount counts every request ($(mr_auto ReapRequestCount) = $logged)" \
+    test "$(mr_auto ReapRequestCount)" = "$logged"
+mr_get /server-status
+mr_check "/server-status has the mod_reap section" \
+    mr_body_has 'Reap memory (mod_reap)'
+
+mr_check "all requests logged" mr_wait_logged
+# Bad configuration gets a clear error from `apache2 -t`.
+mr_config_test "ReapRequestLimit 12Q" && bad=0 || bad=1
+mr_check "apache2 -t refuses ReapRequestLimit 12Q" test $bad = 1
+mr_check "... saying it is not a size" mr_body_has "ReapRequestLimit: '12Q' is not a size"
+mr_config_test "ReapRequestLimit 99999999999G" && bad=0 || bad=1
+mr_check "apache2 -t refuses a size that overflows" test $bad = 1
+mr_check "... saying it is too large" mr_body_has "too large"
+mr_config_test "<VirtualHost 127.0.0.1:1>
+ReapStatus Off
+</VirtualHost>" && bad=0 || bad=1
+mr_check "apache2 -t refuses ReapStatus inside <VirtualHost>" test $bad = 1
+mr_config_test "ReapRequestLimit 512k" && bad=0 || bad=1
+mr_check "apache2 -t accepts ReapRequestLimit 512k" test $bad = 0
+
+mr_check "no reap-peak note on stock APR" \
+    test "$(mr_peak_of '/test?n=100&size=1000&free=60')" = "-"
+# ReapStatus Off, through a graceful restart (new shared memory, modules
+# reloaded): no figures anywhere, ap_pfree still harmless.
+mr_check "graceful restart with ReapStatus Off" mr_restart "ReapStatus Off"
+mr_get /reap-status
+mr_check "reap-status answers 404 with ReapStatus Off" test "$MR_STATUS" = 404
+mr_get "/server-status?auto"
+mr_check "?auto has no Reap lines with ReapStatus Off" \
+    test "$(printf '%s\n' "$MR_BODY" | grep -c '^Reap')" = 0
+mr_get "/test?n=100&size=1000&free=60"
+mr_check "the test module still runs after the restart" test "$MR_STATUS" = 200
+mr_check "the start-up warning was not repeated by the restart" \
+    test "$(mr_count_log 'mod_reap: libreap .* is NOT reap-backed')" = 1
+mr_check "no child crashed" \
+    test "$(mr_count_log 'exit signal')" = 0
+mr_finish
