@@ -218,6 +218,14 @@ typedef struct reap_base_stats {
 /** Fill @p out with a snapshot of the base allocator's figures.  Thread-safe. */
 REAP_API void reap_get_base_stats(reap_base_stats_t *out);
 
+/**
+ * Give back to the operating system what the base allocator holds empty,
+ * and hand what the calling thread caches back to the shared heaps.  A
+ * server may call it when idle; memory is also returned without it, after
+ * a short decay.  Thread-safe.
+ */
+REAP_API void reap_base_trim(void);
+
 /** Print @p s like reap_stats_print() does. */
 REAP_API void reap_base_stats_print(const reap_base_stats_t *s, int json,
                                     reap_write_fn write, void *arg);

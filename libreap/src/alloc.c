@@ -85,8 +85,8 @@ void *reap_malloc(reap_t *r, size_t n)
     if (RP_LIKELY(r != NULL && n <= r->bump_max)) {
         size_t csz = rp_request2size(n);
         if (RP_UNLIKELY(!r->heap_empty)) {
-            if (csz >= RP_SMALL_LIMIT || r->heap_free_bytes)
-                return alloc_slow(r, n); /* the bins may have a fit */
+            if (csz >= RP_SMALL_LIMIT)
+                return alloc_slow(r, n);
             rp_block_t **q = &r->heap->quick[csz / RP_GRAIN], *qb = *q;
             if (qb) {
                 *q = qb->fd;
@@ -96,6 +96,22 @@ void *reap_malloc(reap_t *r, size_t n)
                 r->live_bytes += csz;
                 r->allocs++;
                 return rp_b2mem(qb);
+            }
+            if (r->heap_free_bytes) {
+                /* dv is a small frontier: carve it unless an exact fit waits */
+                if (r->dv_size < csz + RP_MIN_BLOCK || r->heap->bin[csz / RP_GRAIN])
+                    return alloc_slow(r, n);
+                rp_block_t *b = r->dv, *rest = rp_at(b, csz);
+                size_t rem = r->dv_size - csz;
+                rest->head = rem | RP_PINUSE | (r->head_bits & RP_TAG_MASK);
+                rp_at(rest, rem)->prev_foot = rem;
+                r->dv = rest;
+                r->dv_size = rem;
+                r->heap_free_bytes -= csz;
+                b->head = csz | r->head_bits; /* dv's predecessor is in use */
+                r->live_bytes += csz;
+                r->allocs++;
+                return rp_b2mem(b);
             }
         }
         char *b = r->bump; /* nothing to reuse: bump */

@@ -15,6 +15,8 @@
  *   - rp_base_usable(size) is the size rp_base_alloc really reserves for a
  *     request of size (>= size); callers may use all of it and must pass the
  *     same size they asked for to rp_base_free().
+ *   - rp_base_trim() gives back what the calling thread caches and what the
+ *     allocator holds empty; after it, in_use counts only blocks handed out.
  *   - rp_base_get_stats() fills a snapshot of the figures below
  *     (reap_get_base_stats() hands them to the program).
  */
@@ -36,5 +38,6 @@ void *rp_base_alloc(size_t size);
 void rp_base_free(void *p, size_t size);
 size_t rp_base_usable(size_t size);
 void rp_base_get_stats(rp_base_stats_t *out);
+void rp_base_trim(void);
 
 #endif /* RP_BASE_H */

@@ -96,6 +96,24 @@ void rp_base_free(void *p, size_t size)
     munmap(p, size);
 }
 
+void rp_base_trim(void)
+{
+    pthread_mutex_lock(&base.lock);
+    for (int cls = 0; cls < CACHE_CLASSES; cls++) {
+        while (base.list[cls]) {
+            cached_t *c = base.list[cls];
+            size_t size = cls < PAGE_CLASSES ? (size_t)(cls + 1) * PAGE : (size_t)1 << (cls - PAGE_CLASSES);
+            base.list[cls] = c->next;
+            base.st.cached -= size;
+            base.st.held -= size;
+            base.st.os_unmaps++;
+            base.st.returned += size;
+            munmap(c, size);
+        }
+    }
+    pthread_mutex_unlock(&base.lock);
+}
+
 void rp_base_get_stats(rp_base_stats_t *out)
 {
     pthread_mutex_lock(&base.lock);

@@ -14,6 +14,8 @@
  *   large   an object above the large threshold, with a base block of its
  *           own (rp_large_t), returned to the base allocator when freed.
  *   fence   a block marking the end of a retired chunk, always "in use".
+ *   dv      the rest of the last block split for a small request, kept out
+ *           of the bins so the next small requests carve it cheaply.
  *   quick   a small freed block parked on its size's LIFO quick list, still
  *           marked in use so nothing coalesces with it yet (dlmalloc 2.7's
  *           fastbins); rp_heap_consolidate() frees them for real.
@@ -163,7 +165,11 @@ struct reap {
     uint64_t peak_live_bytes; /* updated lazily, before live_bytes falls */
 
     rp_heap_t *heap;        /* NULL until the first free since the last clear */
-    uint64_t heap_free_bytes; /* bytes of free blocks in the bins */
+    uint64_t heap_free_bytes; /* bytes of free blocks: the bins and dv */
+    rp_block_t *dv;           /* free, not in a bin: the rest of the last split,
+                               * carved first by small requests; NULL or dv_size
+                               * bytes (dlmalloc 2.8's "designated victim") */
+    size_t dv_size;
     uint64_t quick_bytes;     /* bytes of quick blocks */
     rp_chunk_t *chunk;      /* current chunk; its ->older list ends at first */
     rp_chunk_t *first;      /* the chunk holding this struct, kept by clear */

@@ -8,8 +8,11 @@
  * neighbours through the boundary tags (see internal.h for the layout).
  * Small frees first wait on per-size quick lists, still marked in use, as
  * dlmalloc 2.7's fastbins do: reusing a block of the same size is then a
- * list pop, and they are coalesced in one pass (rp_heap_consolidate) before
- * a request of 1 KiB or more and before the reap takes a new chunk.  A
+ * list pop, and they are coalesced in one pass (rp_heap_consolidate) when
+ * nothing else serves a request, before the reap would take a new chunk.
+ * (dlmalloc also consolidates before every request of 1 KiB or more; with
+ * a tenth of a request pool's objects that big, that pass ran every few
+ * allocations.)  A
  * block freed next to the frontier goes back to the frontier instead of a
  * bin, and a retired chunk whose arena is one free block goes back to the
  * base allocator.  The bins live in a block carved from the reap on its
@@ -68,6 +71,13 @@ void rp_heap_insert(reap_t *r, rp_block_t *b, size_t size)
 void rp_heap_unlink(reap_t *r, rp_block_t *b, size_t size)
 {
     rp_heap_t *h = r->heap;
+    r->heap_free_bytes -= size;
+    if (b == r->dv) { /* not in a bin: its links are stale */
+        r->dv = NULL;
+        r->dv_size = 0;
+        rp_heap_update_empty(r);
+        return;
+    }
     if (b->bk) {
         b->bk->fd = b->fd;
     } else {
@@ -78,7 +88,6 @@ void rp_heap_unlink(reap_t *r, rp_block_t *b, size_t size)
     }
     if (b->fd)
         b->fd->bk = b->bk;
-    r->heap_free_bytes -= size;
     rp_heap_update_empty(r);
 }
 
@@ -120,6 +129,42 @@ void rp_heap_consolidate(reap_t *r)
             rp_heap_free(r, quick_pop(r, i * RP_GRAIN));
 }
 
+/* Carve csz bytes from the front of dv; the rest stays dv. */
+static rp_block_t *take_dv(reap_t *r, size_t csz)
+{
+    rp_block_t *b = r->dv;
+    size_t size = r->dv_size, rem = size - csz;
+    if (rem < RP_MIN_BLOCK) {
+        r->dv = NULL;
+        r->dv_size = 0;
+        r->heap_free_bytes -= size;
+        rp_set_inuse(r, b, size);
+    } else {
+        size_t tag = (size_t)r->tag << RP_TAG_SHIFT;
+        b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | tag;
+        rp_block_t *rest = rp_at(b, csz);
+        rest->head = rem | RP_PINUSE | tag;
+        rp_at(rest, rem)->prev_foot = rem;
+        r->dv = rest;
+        r->dv_size = rem;
+        r->heap_free_bytes -= csz;
+    }
+    rp_heap_update_empty(r);
+    return b;
+}
+
+/* b (free, unlinked, size bytes) becomes dv; the old dv goes to a bin. */
+static void make_dv(reap_t *r, rp_block_t *b, size_t size)
+{
+    if (r->dv) { /* counted already: rp_heap_insert counts it again */
+        r->heap_free_bytes -= r->dv_size;
+        rp_heap_insert(r, r->dv, r->dv_size);
+    }
+    r->dv = b;
+    r->dv_size = size;
+    r->heap_free_bytes += size;
+}
+
 rp_block_t *rp_heap_alloc(reap_t *r, size_t csz)
 {
     rp_heap_t *h = r->heap;
@@ -128,8 +173,8 @@ rp_block_t *rp_heap_alloc(reap_t *r, size_t csz)
         rp_block_t *q = quick_pop(r, csz);
         if (q)
             return q;
-    } else if (r->quick_bytes) {
-        rp_heap_consolidate(r); /* a larger request may fit what they join into */
+        if (!h->bin[i] && r->dv_size >= csz)
+            return take_dv(r, csz);
     }
     rp_block_t *b = h->bin[i];
     if (i >= RP_NSMALL)
@@ -138,11 +183,15 @@ rp_block_t *rp_heap_alloc(reap_t *r, size_t csz)
     if (!b) {
         unsigned j = map_next(h, i + 1);
         if (j == RP_NBINS)
-            return NULL;
+            return r->dv_size >= csz ? take_dv(r, csz) : NULL;
         b = h->bin[j]; /* the smallest block of a larger bin fits */
     }
     size_t size = rp_bsize(b);
     rp_heap_unlink(r, b, size);
+    if (i < RP_NSMALL && size - csz >= RP_MIN_BLOCK) { /* its rest serves the next ones */
+        make_dv(r, b, size);
+        return take_dv(r, csz);
+    }
     take(r, b, size, csz);
     return b;
 }
@@ -276,11 +325,13 @@ void rp_heap_check(const reap_t *r)
                     check_fail(r, b, "block on the wrong quick list");
                 quick_listed += rp_bsize(b);
             }
-    if (walked != binned || binned != r->heap_free_bytes)
+    if (r->dv && (rp_bsize(r->dv) != r->dv_size || (r->dv->head & RP_CINUSE)))
+        check_fail(r, r->dv, "dv is not the free block it claims to be");
+    if (walked != binned + r->dv_size || binned + r->dv_size != r->heap_free_bytes)
         check_fail(r, r->heap, "free bytes walked, binned and counted differ");
     if (quick_walked != quick_listed || quick_listed != r->quick_bytes)
         check_fail(r, r->heap, "quick bytes walked, listed and counted differ");
     /* heap_empty may be true with tails in the bins, never with quick blocks */
-    if ((r->heap_empty && quick_listed) || (!r->heap_empty && binned + quick_listed == 0))
+    if ((r->heap_empty && quick_listed) || (!r->heap_empty && binned + r->dv_size + quick_listed == 0))
         check_fail(r, r->heap, "heap_empty out of step");
 }

@@ -55,6 +55,8 @@ void reap_get_tree_stats(reap_t *r, reap_stats_t *out)
 
 void reap_get_base_stats(reap_base_stats_t *out) { rp_base_get_stats(out); }
 
+void reap_base_trim(void) { rp_base_trim(); }
+
 static void write_stderr(void *arg, const char *text)
 {
     (void)arg;

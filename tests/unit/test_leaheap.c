@@ -182,7 +182,7 @@ static void quick_blocks_are_reused_first_and_lifo(void **state)
     reap_destroy(r);
 }
 
-static void a_large_request_coalesces_quick_blocks(void **state)
+static void a_request_the_frontier_cannot_take_coalesces_quick_blocks(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL);
@@ -194,7 +194,9 @@ static void a_large_request_coalesces_quick_blocks(void **state)
     reap_free(r, c);
     reap_free(r, b);
     assert_int_equal(r->quick_bytes, total);
-    char *big = reap_malloc(r, total - RP_HEADER); /* over 1 KiB: coalesce first */
+    while ((size_t)(r->bump_end - r->bump) >= total)
+        reap_malloc(r, 64);
+    char *big = reap_malloc(r, total - RP_HEADER); /* no room left: coalesce first */
     assert_ptr_equal(big, a);
     assert_int_equal(r->quick_bytes, 0);
     rp_heap_check(r);
@@ -237,7 +239,7 @@ int main(void)
         cmocka_unit_test_setup(larger_blocks_split_and_keep_the_rest, immediate),
         cmocka_unit_test_setup(exact_bins_are_lifo, immediate),
         cmocka_unit_test_setup(quick_blocks_are_reused_first_and_lifo, with_quick_lists),
-        cmocka_unit_test_setup(a_large_request_coalesces_quick_blocks, with_quick_lists),
+        cmocka_unit_test_setup(a_request_the_frontier_cannot_take_coalesces_quick_blocks, with_quick_lists),
         cmocka_unit_test_setup(quick_blocks_coalesce_before_a_new_chunk, with_quick_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -256,6 +256,8 @@ void rp_base_free(void *p, size_t size)
     rp_hoard_free(p);
 }
 
+void rp_base_trim(void) { rp_hoard_trim(); }
+
 size_t rp_base_usable(size_t size)
 {
     rp_hd_init();
