@@ -90,8 +90,9 @@ static void *thread_main(void *arg)
     void **box = arg;
     for (int i = 0; i < 10000; i++) {
         void *p = malloc((size_t)(i % 700) + 1);
-        free(*box); /* frees what another thread allocated */
-        *box = p;
+        /* two threads share a box: swap atomically, or both could free
+         * the same object (a double free in the test, not the allocator) */
+        free(__atomic_exchange_n(box, p, __ATOMIC_ACQ_REL)); /* often another thread's */
     }
     return NULL;
 }
