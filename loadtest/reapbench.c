@@ -192,22 +192,23 @@ static void run_requests(const side_t *s, bool frees)
 
 typedef struct bcase {
     const char *workload;
+    const char *name; /* row name; "malloc" rows take the --label instead */
     int side;
     bool frees;
     const char *note;
 } bcase_t;
 
 static const bcase_t cases[] = {
-    {"batch", APR, false, "apr_palloc + apr_pool_clear"},
-    {"batch", REAP, false, "region mode: reap_malloc + reap_clear"},
-    {"batch", MALLOC, false, "malloc, then free the batch"},
-    {"halffree", APR, true, "apr_palloc; frees ignored (stock APR cannot free)"},
-    {"halffree", REAP, true, "reap_malloc, half freed as it goes, reap_clear"},
-    {"halffree", MALLOC, true, "malloc, half freed as it goes, free the rest"},
-    {"request", APR, false, "subpool, 200 apr_palloc, destroy"},
-    {"request", REAP, false, "child reap, 200 reap_malloc, destroy"},
-    {"request", REAP, true, "child reap, 200 allocations, half freed, destroy"},
-    {"request", MALLOC, true, "200 malloc, half freed as it goes, free the rest"},
+    {"batch", "apr-pool", APR, false, "apr_palloc + apr_pool_clear"},
+    {"batch", "reap", REAP, false, "region mode: reap_malloc + reap_clear"},
+    {"batch", "malloc", MALLOC, false, "malloc, then free the batch"},
+    {"halffree", "apr-pool", APR, true, "apr_palloc; frees ignored (stock APR cannot free)"},
+    {"halffree", "reap", REAP, true, "reap_malloc, half freed as it goes, reap_clear"},
+    {"halffree", "malloc", MALLOC, true, "malloc, half freed as it goes, free the rest"},
+    {"request", "apr-pool", APR, false, "subpool, 200 apr_palloc, destroy"},
+    {"request", "reap", REAP, false, "child reap, 200 reap_malloc, destroy"},
+    {"request", "reap-free", REAP, true, "child reap, 200 allocations, half freed, destroy"},
+    {"request", "malloc", MALLOC, true, "200 malloc, half freed as it goes, free the rest"},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -379,7 +380,7 @@ int main(int argc, char **argv)
         double t = median(ns[c], reps), lo = ns[c][0], hi = ns[c][reps - 1];
         double kb = median(rss[c], reps) - idle_kb, ratio, block_ratio;
         reap_ratio(&cases[c], &ratio, &block_ratio);
-        const char *who = cases[c].side == MALLOC ? label : sides[cases[c].side].name;
+        const char *who = cases[c].side == MALLOC ? label : cases[c].name;
         char rs[16] = "", bs[16] = "", both[40] = "";
         if (ratio > 0) {
             snprintf(rs, sizeof rs, "%.2f", ratio);
@@ -390,7 +391,7 @@ int main(int argc, char **argv)
                cases[c].note);
         if (out)
             fprintf(out, "%s,%s,%s,%.3f,%.3f,%.3f,%.0f,%s,%s,\"%s\"\n", cases[c].workload,
-                    sides[cases[c].side].name, label, t, lo, hi, kb, rs, bs, cases[c].note);
+                    cases[c].name, label, t, lo, hi, kb, rs, bs, cases[c].note);
     }
     if (out)
         fclose(out);

@@ -50,7 +50,8 @@ for f in sorted(glob.glob(f"{out}/reapbench-round-*.csv")):
 order = {"batch": 0, "halffree": 1, "request": 2}
 lines = ["workload,allocator,malloc_under_test,ns_per_alloc_median,ns_min,ns_max,peak_rss_kb_median,footprint_ratio,footprint_block_ratio,runs,note"]
 print(f"{'workload':9} {'allocator':9} {'process':9} {'ns/alloc':>9} {'min-max':>15} {'peak RSS KiB':>12} {'fp/live(blk)':>12}")
-for key in sorted(rows, key=lambda k: (order.get(k[0], 9), k[1] != "apr-pool", k[1] != "reap", k[2])):
+rank = {"apr-pool": 0, "reap": 1, "reap-free": 2, "malloc": 3}
+for key in sorted(rows, key=lambda k: (order.get(k[0], 9), rank.get(k[1], 9), k[2])):
     rs = rows[key]
     ns = [float(r["ns_per_alloc"]) for r in rs]
     kb = [float(r["peak_rss_kb"]) for r in rs]
