@@ -92,4 +92,21 @@ static inline double bench_run_threads(int n, void *(*fn)(void *), void *base, s
     return secs;
 }
 
+/* The false-sharing kernel of cache-scratch and cache-thrash: iters times,
+ * allocate size bytes, write each byte reps times, free.  Objects that share
+ * a cache line with another thread's make every write a coherence miss. */
+static inline void bench_scribble(long iters, int size, int reps)
+{
+    for (long i = 0; i < iters; i++) {
+        volatile char *p = malloc((size_t)size);
+        for (int r = 0; r < reps; r++) {
+            for (int k = 0; k < size; k++) {
+                p[k] = (char)(p[k] + r);
+                (void)p[k];
+            }
+        }
+        free((void *)p);
+    }
+}
+
 #endif

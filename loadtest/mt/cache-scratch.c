@@ -22,16 +22,7 @@ static void *worker(void *v)
 {
     arg_t *a = v;
     free(a->given);
-    for (long i = 0; i < a->iters; i++) {
-        volatile char *p = malloc(SIZE);
-        for (int r = 0; r < REPS; r++) {
-            for (int k = 0; k < SIZE; k++) {
-                p[k] = (char)(p[k] + r);
-                (void)p[k];
-            }
-        }
-        free((void *)p);
-    }
+    bench_scribble(a->iters, SIZE, REPS);
     return NULL;
 }
 
