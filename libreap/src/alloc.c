@@ -49,6 +49,14 @@ static rp_block_t *checked_block(reap_t *r, void *p, const char *op)
 
 /* ---- allocation -------------------------------------------------------------- */
 
+/* Count b, size bytes, as handed out and return its payload. */
+static inline void *handed_out(reap_t *r, rp_block_t *b, size_t size)
+{
+    r->live_bytes += size;
+    r->allocs++;
+    return rp_b2mem(b);
+}
+
 static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
 {
     check_reap(r, NULL);
@@ -73,11 +81,7 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
     }
     if (!b)
         b = rp_region_bump(r, csz);
-    if (!b)
-        return NULL;
-    r->live_bytes += rp_bsize(b);
-    r->allocs++;
-    return rp_b2mem(b);
+    return b ? handed_out(r, b, rp_bsize(b)) : NULL;
 }
 
 void *reap_malloc(reap_t *r, size_t n)
@@ -87,40 +91,21 @@ void *reap_malloc(reap_t *r, size_t n)
         if (RP_UNLIKELY(!r->heap_empty)) {
             if (csz >= RP_SMALL_LIMIT)
                 return alloc_slow(r, n);
-            rp_block_t **q = &r->heap->quick[csz / RP_GRAIN], *qb = *q;
-            if (qb) {
-                *q = qb->fd;
-                qb->head &= ~RP_QUICK;
-                r->quick_bytes -= csz;
-                rp_heap_update_empty(r);
-                r->live_bytes += csz;
-                r->allocs++;
-                return rp_b2mem(qb);
-            }
+            rp_block_t *qb = rp_quick_pop(r, csz);
+            if (qb)
+                return handed_out(r, qb, csz);
             if (r->heap_free_bytes) {
                 /* dv is a small frontier: carve it unless an exact fit waits */
                 if (r->dv_size < csz + RP_MIN_BLOCK || r->heap->bin[csz / RP_GRAIN])
                     return alloc_slow(r, n);
-                rp_block_t *b = r->dv, *rest = rp_at(b, csz);
-                size_t rem = r->dv_size - csz;
-                rest->head = rem | RP_PINUSE | (r->head_bits & RP_TAG_MASK);
-                rp_at(rest, rem)->prev_foot = rem;
-                r->dv = rest;
-                r->dv_size = rem;
-                r->heap_free_bytes -= csz;
-                b->head = csz | r->head_bits; /* dv's predecessor is in use */
-                r->live_bytes += csz;
-                r->allocs++;
-                return rp_b2mem(b);
+                return handed_out(r, rp_dv_carve(r, csz), csz);
             }
         }
-        char *b = r->bump; /* nothing to reuse: bump */
-        if (RP_LIKELY(csz <= (size_t)(r->bump_end - b))) {
-            r->bump = b + csz;
-            ((rp_block_t *)b)->head = csz | r->head_bits;
-            r->live_bytes += csz;
-            r->allocs++;
-            return b + 2 * sizeof(size_t);
+        rp_block_t *b = (rp_block_t *)r->bump; /* nothing to reuse: bump */
+        if (RP_LIKELY(csz <= (size_t)(r->bump_end - r->bump))) {
+            r->bump += csz;
+            b->head = csz | r->head_bits;
+            return handed_out(r, b, csz);
         }
     }
     return alloc_slow(r, n);

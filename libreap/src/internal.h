@@ -256,7 +256,8 @@ void rp_heap_consolidate(reap_t *r);
 /* Free an in-use block of r (not large): coalesce, then bin it or give it
  * back to the frontier. */
 void rp_heap_free(reap_t *r, rp_block_t *b);
-/* Put a block that is not marked in use and has no free neighbour on a bin. */
+/* Put a block that is not marked in use and has no free neighbour on a bin.
+ * It leaves heap_empty alone: a retired tail is binned but not a free. */
 void rp_heap_insert(reap_t *r, rp_block_t *b, size_t size);
 void rp_heap_unlink(reap_t *r, rp_block_t *b, size_t size);
 /* Split block b (in use, size s) to keep csz bytes; the rest is freed. */
@@ -276,6 +277,43 @@ static inline void rp_live_sub(reap_t *r, size_t n)
 static inline void rp_heap_update_empty(reap_t *r)
 {
     r->heap_empty = (r->heap_free_bytes | r->quick_bytes) == 0;
+}
+
+/* Split b (free or being taken) into an in-use block of csz bytes and a
+ * free rest of rem bytes (rem >= RP_MIN_BLOCK), footer written; returns the
+ * rest, which the caller files (bin, dv). */
+static inline rp_block_t *rp_split(reap_t *r, rp_block_t *b, size_t csz, size_t rem)
+{
+    size_t tag = (size_t)r->tag << RP_TAG_SHIFT;
+    b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | tag;
+    rp_block_t *rest = rp_at(b, csz);
+    rest->head = rem | RP_PINUSE | tag;
+    rp_at(rest, rem)->prev_foot = rem;
+    return rest;
+}
+
+/* Pop a quick block of csz bytes (csz < RP_SMALL_LIMIT), marked in use
+ * again; NULL when that list is empty. */
+static inline rp_block_t *rp_quick_pop(reap_t *r, size_t csz)
+{
+    rp_block_t **q = &r->heap->quick[csz / RP_GRAIN], *b = *q;
+    if (b) {
+        *q = b->fd;
+        b->head &= ~RP_QUICK;
+        r->quick_bytes -= csz;
+        rp_heap_update_empty(r);
+    }
+    return b;
+}
+
+/* Carve csz bytes from the front of dv, which keeps at least RP_MIN_BLOCK. */
+static inline rp_block_t *rp_dv_carve(reap_t *r, size_t csz)
+{
+    rp_block_t *b = r->dv;
+    r->dv_size -= csz;
+    r->dv = rp_split(r, b, csz, r->dv_size);
+    r->heap_free_bytes -= csz;
+    return b;
 }
 
 /* Mark b (size s, in use) and its successor's RP_PINUSE. */

@@ -65,7 +65,6 @@ void rp_heap_insert(reap_t *r, rp_block_t *b, size_t size)
         h->bin[i] = b;
     map_set(h, i);
     r->heap_free_bytes += size;
-    r->heap_empty = false;
 }
 
 void rp_heap_unlink(reap_t *r, rp_block_t *b, size_t size)
@@ -100,25 +99,8 @@ static void take(reap_t *r, rp_block_t *b, size_t size, size_t csz)
         rp_set_inuse(r, b, size);
         return;
     }
-    size_t tag = (size_t)r->tag << RP_TAG_SHIFT;
-    b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | tag;
-    rp_block_t *rest = rp_at(b, csz);
-    rest->head = rem | RP_PINUSE | tag;
-    rp_at(rest, rem)->prev_foot = rem;
-    rp_heap_insert(r, rest, rem);
-}
-
-static rp_block_t *quick_pop(reap_t *r, size_t csz)
-{
-    rp_block_t **q = &r->heap->quick[csz / RP_GRAIN];
-    rp_block_t *b = *q;
-    if (b) {
-        *q = b->fd;
-        b->head &= ~RP_QUICK;
-        r->quick_bytes -= csz;
-        rp_heap_update_empty(r);
-    }
-    return b;
+    rp_heap_insert(r, rp_split(r, b, csz, rem), rem);
+    rp_heap_update_empty(r); /* the rest is reusable, as b was */
 }
 
 void rp_heap_consolidate(reap_t *r)
@@ -126,28 +108,21 @@ void rp_heap_consolidate(reap_t *r)
     rp_heap_t *h = r->heap;
     for (unsigned i = 0; i < RP_NSMALL && r->quick_bytes; i++)
         while (h->quick[i])
-            rp_heap_free(r, quick_pop(r, i * RP_GRAIN));
+            rp_heap_free(r, rp_quick_pop(r, i * RP_GRAIN));
 }
 
-/* Carve csz bytes from the front of dv; the rest stays dv. */
+/* Take csz bytes from dv: all of it when the rest would be too small. */
 static rp_block_t *take_dv(reap_t *r, size_t csz)
 {
-    rp_block_t *b = r->dv;
-    size_t size = r->dv_size, rem = size - csz;
-    if (rem < RP_MIN_BLOCK) {
+    rp_block_t *b;
+    if (r->dv_size - csz >= RP_MIN_BLOCK) {
+        b = rp_dv_carve(r, csz);
+    } else {
+        b = r->dv;
+        r->heap_free_bytes -= r->dv_size;
+        rp_set_inuse(r, b, r->dv_size);
         r->dv = NULL;
         r->dv_size = 0;
-        r->heap_free_bytes -= size;
-        rp_set_inuse(r, b, size);
-    } else {
-        size_t tag = (size_t)r->tag << RP_TAG_SHIFT;
-        b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | tag;
-        rp_block_t *rest = rp_at(b, csz);
-        rest->head = rem | RP_PINUSE | tag;
-        rp_at(rest, rem)->prev_foot = rem;
-        r->dv = rest;
-        r->dv_size = rem;
-        r->heap_free_bytes -= csz;
     }
     rp_heap_update_empty(r);
     return b;
@@ -170,7 +145,7 @@ rp_block_t *rp_heap_alloc(reap_t *r, size_t csz)
     rp_heap_t *h = r->heap;
     unsigned i = rp_bin_index(csz);
     if (i < RP_NSMALL) {
-        rp_block_t *q = quick_pop(r, csz);
+        rp_block_t *q = rp_quick_pop(r, csz);
         if (q)
             return q;
         if (!h->bin[i] && r->dv_size >= csz)
@@ -239,6 +214,7 @@ void rp_heap_free(reap_t *r, rp_block_t *b)
         b->head |= RP_CINUSE;
         return;
     }
+    r->heap_empty = false; /* something freed waits: allocation looks first */
     b->head = size | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
     next->prev_foot = size;
     next->head &= ~RP_PINUSE;

@@ -85,44 +85,49 @@ static void retire(reap_t *r, rp_chunk_t *old, char *bump, char *end, bool may_m
     f->head = (size_t)((char *)old + old->size - bump) | pinuse | RP_CINUSE | RP_FENCE |
               ((size_t)r->tag << RP_TAG_SHIFT);
     f->chunk = old;
-    if (!pinuse) { /* a tail is no free: it must not take the reap off its bump path */
-        bool bumping = r->heap_empty;
+    if (!pinuse) /* binned, but no free: the reap stays on its bump path */
         rp_heap_insert(r, (rp_block_t *)(end - tail), tail);
-        r->heap_empty = bumping;
-    }
 }
 
-/* Charge a chunk of the doubling size or, when a limit refuses that, of
- * the least size that serves need: near its limit a reap grows in small
- * steps rather than failing while far below it.  Returns the size, or 0. */
-static size_t charge_chunk(reap_t *r, size_t need)
+/* size bytes from the base allocator, charged to r's footprint; NULL when
+ * a limit refuses them (counted in limit_failures when count_refusal) or
+ * memory runs out.  base_give() takes them back. */
+static void *base_take(reap_t *r, size_t size, bool count_refusal)
 {
+    if (rp_charge(r, size) != 0) {
+        r->limit_failures += count_refusal;
+        return NULL;
+    }
+    void *p = rp_base_alloc(size);
+    if (!p)
+        rp_uncharge(r, size);
+    return p;
+}
+
+static void base_give(reap_t *r, void *p, size_t size)
+{
+    rp_base_free(p, size);
+    rp_uncharge(r, size);
+}
+
+/* Open a chunk that fits a block of csz bytes (and the bin table, should
+ * retiring the current chunk need one): of the doubling size or, when that
+ * is refused, of the least size that serves, so that near its limit a reap
+ * grows in small steps rather than failing far below it.  0 or ENOMEM. */
+static int new_chunk(reap_t *r, size_t csz)
+{
+    size_t need = sizeof(rp_chunk_t) + csz + rp_request2size(sizeof(rp_heap_t)) + RP_FENCE_ROOM;
     size_t size = r->next_chunk_size;
     while (size < need)
         size *= 2;
     size = rp_base_usable(size);
-    if (rp_charge(r, size) == 0)
-        return size;
-    size = rp_base_usable(need);
-    if (rp_charge(r, size) == 0)
-        return size;
-    r->limit_failures++;
-    return 0;
-}
-
-/* Open a chunk that fits a block of csz bytes (and the bin table, should
- * retiring the current chunk need one).  Returns 0 or ENOMEM. */
-static int new_chunk(reap_t *r, size_t csz)
-{
-    size_t need = sizeof(rp_chunk_t) + csz + rp_request2size(sizeof(rp_heap_t)) + RP_FENCE_ROOM;
-    size_t size = charge_chunk(r, need);
-    if (size == 0)
-        return ENOMEM;
-    rp_chunk_t *c = rp_base_alloc(size);
-    if (!c) {
-        rp_uncharge(r, size);
-        return ENOMEM;
+    rp_chunk_t *c = base_take(r, size, false);
+    if (!c && size > rp_base_usable(need)) {
+        size = rp_base_usable(need);
+        c = base_take(r, size, true);
     }
+    if (!c)
+        return ENOMEM;
     rp_chunk_t *old = r->chunk;
     char *old_bump = r->bump, *old_end = r->bump_end;
     c->older = old;
@@ -153,15 +158,9 @@ bool rp_region_heap_ensure(reap_t *r)
 static rp_block_t *side_block(reap_t *r, size_t csz)
 {
     size_t size = rp_base_usable(sizeof(rp_chunk_t) + csz + RP_FENCE_ROOM);
-    if (rp_charge(r, size) != 0) {
-        r->limit_failures++;
+    rp_chunk_t *c = base_take(r, size, true);
+    if (!c)
         return NULL;
-    }
-    rp_chunk_t *c = rp_base_alloc(size);
-    if (!c) {
-        rp_uncharge(r, size);
-        return NULL;
-    }
     rp_chunk_t *cur = r->chunk;
     c->size = size;
     c->newer = cur;
@@ -190,12 +189,7 @@ rp_block_t *rp_region_bump(reap_t *r, size_t csz)
     return b;
 }
 
-static void chunk_release(reap_t *r, rp_chunk_t *c)
-{
-    size_t size = c->size;
-    rp_base_free(c, size);
-    rp_uncharge(r, size);
-}
+static void chunk_release(reap_t *r, rp_chunk_t *c) { base_give(r, c, c->size); }
 
 bool rp_region_try_release(reap_t *r, rp_block_t *b, size_t size)
 {
@@ -221,15 +215,9 @@ void *rp_large_alloc(reap_t *r, size_t n, size_t alignment)
     if (n >= RP_MAX_REQUEST || pad >= RP_MAX_REQUEST)
         return NULL;
     size_t size = rp_base_usable(LARGE_HEAD + n + pad);
-    if (rp_charge(r, size) != 0) {
-        r->limit_failures++;
+    char *base = base_take(r, size, true);
+    if (!base)
         return NULL;
-    }
-    char *base = rp_base_alloc(size);
-    if (!base) {
-        rp_uncharge(r, size);
-        return NULL;
-    }
     uintptr_t mem = ((uintptr_t)base + LARGE_HEAD + alignment - 1) & ~(uintptr_t)(alignment - 1);
     rp_large_t *lg = (rp_large_t *)(mem - LARGE_HEAD);
     rp_block_t *b = rp_mem2b((void *)mem);
@@ -266,9 +254,7 @@ void rp_large_free(reap_t *r, rp_block_t *b)
         lg->next->prev = lg->prev;
     b->head &= ~RP_CINUSE;
     rp_live_sub(r, lg->base_size);
-    size_t size = lg->base_size;
-    rp_base_free(lg->base, size);
-    rp_uncharge(r, size);
+    base_give(r, lg->base, lg->base_size);
 }
 
 /* ---- clear and destroy ------------------------------------------------------- */
@@ -279,9 +265,7 @@ static void release_large(reap_t *r)
     r->large = NULL;
     while (lg) {
         rp_large_t *next = lg->next;
-        size_t size = lg->base_size;
-        rp_base_free(lg->base, size);
-        rp_uncharge(r, size);
+        base_give(r, lg->base, lg->base_size);
         lg = next;
     }
 }
