@@ -404,21 +404,24 @@ static mr_view *read_all(apr_pool_t *p, int *n, mr_view *total)
 
 /* ---- JSON --------------------------------------------------------------------------- */
 
+/* libreap's printers write one JSON object and a newline; the object is
+ * kept on its line here, where the totals stay one line. */
+static void rputs_line(void *arg, const char *text)
+{
+    size_t len = strlen(text);
+
+    if (len && text[len - 1] == '\n')
+        len--;
+    ap_rwrite(text, (int)len, (request_rec *)arg);
+}
+
 /* null on a stock APR: there are no reaps to report. */
 static void json_process(request_rec *r, const reap_stats_t *s)
 {
-    const char *sep = "";
-
-    if (!mr_reap_backed()) {
+    if (!mr_reap_backed())
         ap_rputs("null", r);
-        return;
-    }
-    ap_rputs("{", r);
-#define MR_JSON_(name, doc) \
-    ap_rprintf(r, "%s\"%s\": %" PRIu64, sep, #name, s->name); sep = ", ";
-    REAP_STATS_FIELDS(MR_JSON_)
-#undef MR_JSON_
-    ap_rputs("}", r);
+    else
+        reap_stats_print(s, 1, rputs_line, r);
 }
 
 static void json_requests(request_rec *r, const mr_req_counters_t *c)
@@ -433,19 +436,10 @@ static void json_requests(request_rec *r, const mr_req_counters_t *c)
     ap_rputs("}", r);
 }
 
-/* The base allocator's figures (REAP_BASE_STATS_FIELDS in reap.h), as one
- * JSON object. */
+/* The base allocator's figures (REAP_BASE_STATS_FIELDS in reap.h). */
 static void json_base(request_rec *r, const mr_snapshot *s)
 {
-    const char *sep = "";
-
-    ap_rputs("{", r);
-#define MR_JSON_(name, doc) \
-    ap_rprintf(r, "%s\"%s\": %" PRIu64, sep, #name, (uint64_t)s->base.name); \
-    sep = ", ";
-    REAP_BASE_STATS_FIELDS(MR_JSON_)
-#undef MR_JSON_
-    ap_rputs("}", r);
+    reap_base_stats_print(&s->base, 1, rputs_line, r);
 }
 
 /* Tags are mod_reap's own constants (see mr_track_pool), so they need no
