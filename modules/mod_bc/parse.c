@@ -549,14 +549,21 @@ static node *parse_print(bc_ctx *c)
     }
 }
 
+/* The "(condition)" after if or while, whose keyword is the current token. */
+static node *parse_cond(bc_ctx *c)
+{
+    next(c);
+    expect(c, '(');
+    node *cond = parse_expr(c, P_OR);
+    void_check(c, cond, "void expression", 0);
+    expect(c, ')');
+    return cond;
+}
+
 static node *parse_if(bc_ctx *c, pstate *ps)
 {
     node *n = mk(c, S_IF);
-    next(c);
-    expect(c, '(');
-    n->a = parse_expr(c, P_OR);
-    void_check(c, n->a, "void expression", 0);
-    expect(c, ')');
+    n->a = parse_cond(c);
     skip_newlines(c);
     n->b = parse_stmt(c, ps);
     if (c->tok == K_ELSE) {
@@ -579,11 +586,7 @@ static node *parse_loop_body(bc_ctx *c, pstate *ps)
 static node *parse_while(bc_ctx *c, pstate *ps)
 {
     node *n = mk(c, S_WHILE);
-    next(c);
-    expect(c, '(');
-    n->a = parse_expr(c, P_OR);
-    void_check(c, n->a, "void expression", 0);
-    expect(c, ')');
+    n->a = parse_cond(c);
     n->d = parse_loop_body(c, ps);
     return n;
 }
