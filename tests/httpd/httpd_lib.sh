@@ -1,12 +1,20 @@
-# httpd_lib.sh - sourced by the mod_reap tests: starts Debian's apache2 on a
-# temporary ServerRoot (loopback, a free port, worker MPM, mod_status,
-# mod_reap and the test module), sends requests, reads its logs, and always
+# httpd_lib.sh - sourced by the tests and load tests that need a real
+# server: starts Debian's apache2 on a temporary ServerRoot (loopback, a free
+# port, worker MPM, mod_status), sends requests, reads its logs, and always
 # stops it again (an EXIT trap).
 #
 # The caller sets, before sourcing:
-#   MR_BUILDDIR  the top build directory (mod_reap and the test module live
-#                under it, see mod_reap/local.mk)
+#   MR_BUILDDIR  the top build directory (the modules live under it, see
+#                mod_reap/local.mk and modules/mod_bc/local.mk)
 #   MR_APR_LIB   directory of a libapr-1.so.0 to run on, or "" for Debian's
+# and may set, before mr_start:
+#   MR_SITE      a function printing the site part of httpd.conf (modules
+#                and locations) [mr_site_reap_test: mod_reap and its test
+#                module]; MR_NEED, the files that part needs
+#   MR_SERVERS, MR_THREADS   child processes and threads per child [2, 4]
+#   MR_PRELOAD   a library for LD_PRELOAD in the server [none]
+#   MR_ROOT_DIR  the ServerRoot to use (made empty first) [a new temporary
+#                directory]; MR_KEEP=1 keeps it after mr_stop
 # and then calls mr_start, mr_get..., mr_stop.  Every check goes through
 # mr_check, which counts failures; mr_finish exits 0 only when none failed.
 
@@ -16,7 +24,13 @@ MR_APACHE=${MR_APACHE:-/usr/sbin/apache2}
 MR_MODDIR=$(apxs -q LIBEXECDIR 2>/dev/null || echo /usr/lib/apache2/modules)
 MR_MOD_REAP=$MR_BUILDDIR/mod_reap/apxs/.libs/mod_reap.so
 MR_MOD_TEST=$MR_BUILDDIR/tests/httpd/apxs/.libs/mod_reap_test.so
+MR_MOD_BC=$MR_BUILDDIR/modules/mod_bc/apxs/.libs/mod_bc.so
 MR_LIBREAP_DIR=$MR_BUILDDIR/libreap/.libs
+MR_SITE=${MR_SITE:-mr_site_reap_test}
+MR_NEED=${MR_NEED:-"$MR_MOD_REAP $MR_MOD_TEST"}
+MR_SERVERS=${MR_SERVERS:-2}
+MR_THREADS=${MR_THREADS:-4}
+MR_PRELOAD=${MR_PRELOAD:-}
 MR_FAILED=0
 MR_SENT=0
 MR_ROOT=
@@ -45,17 +59,15 @@ mr_fatal() {
     exit 1
 }
 
-mr_write_conf() {
-    user_lines=
+# The part of httpd.conf every server here shares.
+mr_conf_core() {
     if [ "$(id -u)" = 0 ]; then
-        user_lines="User www-data
-Group www-data"
+        printf 'User www-data\nGroup www-data\n'
     fi
-    cat >"$MR_ROOT/httpd.conf" <<EOF
+    cat <<EOF
 ServerRoot "$MR_ROOT"
 ServerName 127.0.0.1
 Listen 127.0.0.1:$MR_PORT
-$user_lines
 PidFile "$MR_ROOT/run/httpd.pid"
 DefaultRuntimeDir "$MR_ROOT/run"
 Mutex file:$MR_ROOT/run default
@@ -64,30 +76,36 @@ LoadModule authn_core_module $MR_MODDIR/mod_authn_core.so
 LoadModule authz_core_module $MR_MODDIR/mod_authz_core.so
 LoadModule mime_module $MR_MODDIR/mod_mime.so
 LoadModule status_module $MR_MODDIR/mod_status.so
-LoadModule reap_test_module $MR_MOD_TEST
-LoadModule reap_module $MR_MOD_REAP
 TypesConfig /etc/mime.types
-StartServers 2
-ServerLimit 2
-ThreadsPerChild 4
-ThreadLimit 4
+StartServers $MR_SERVERS
+ServerLimit $MR_SERVERS
+ThreadsPerChild $MR_THREADS
+ThreadLimit $MR_THREADS
 MinSpareThreads 1
-MaxSpareThreads 8
-MaxRequestWorkers 8
+MaxSpareThreads $((MR_SERVERS * MR_THREADS))
+MaxRequestWorkers $((MR_SERVERS * MR_THREADS))
 MaxConnectionsPerChild 0
 ErrorLog "$MR_ROOT/logs/error.log"
 LogLevel warn
-LogFormat "%m %U%q %>s peak=%{reap-peak}n pid=%P" reaptest
-CustomLog "$MR_ROOT/logs/access.log" reaptest
 DocumentRoot "$MR_ROOT/htdocs"
 ExtendedStatus On
-ReapStatus On
 <Location />
     Require all granted
 </Location>
 <Location /server-status>
     SetHandler server-status
 </Location>
+EOF
+}
+
+# The default site: mod_reap and the test module of tests/httpd.
+mr_site_reap_test() {
+    cat <<EOF
+LoadModule reap_test_module $MR_MOD_TEST
+LoadModule reap_module $MR_MOD_REAP
+LogFormat "%m %U%q %>s peak=%{reap-peak}n pid=%P" reaptest
+CustomLog "$MR_ROOT/logs/access.log" reaptest
+ReapStatus On
 <Location /reap-status>
     SetHandler reap-status
 </Location>
@@ -104,18 +122,32 @@ ReapStatus On
 EOF
 }
 
+mr_write_conf() {
+    { mr_conf_core; "$MR_SITE"; } >"$MR_ROOT/httpd.conf"
+}
+
 mr_env() {
     ld=$MR_LIBREAP_DIR
     [ -n "$MR_APR_LIB" ] && ld=$MR_APR_LIB:$ld
-    env LD_LIBRARY_PATH="$ld" "$@"
+    if [ -n "$MR_PRELOAD" ]; then
+        env LD_LIBRARY_PATH="$ld" LD_PRELOAD="$MR_PRELOAD" "$@"
+    else
+        env LD_LIBRARY_PATH="$ld" "$@"
+    fi
 }
 
 # Try a few ports: a random one may be taken.
 mr_start() {
     [ -x "$MR_APACHE" ] || mr_fatal "$MR_APACHE not found (package apache2)"
-    [ -f "$MR_MOD_REAP" ] || mr_fatal "$MR_MOD_REAP not built"
-    [ -f "$MR_MOD_TEST" ] || mr_fatal "$MR_MOD_TEST not built"
-    MR_ROOT=$(mktemp -d /tmp/mod_reap_test.XXXXXX)
+    for f in $MR_NEED; do
+        [ -f "$f" ] || mr_fatal "$f not built"
+    done
+    if [ -n "${MR_ROOT_DIR:-}" ]; then
+        MR_ROOT=$MR_ROOT_DIR
+        rm -rf "$MR_ROOT" && mkdir -p "$MR_ROOT" || mr_fatal "cannot make $MR_ROOT"
+    else
+        MR_ROOT=$(mktemp -d /tmp/mod_reap_test.XXXXXX)
+    fi
     trap mr_stop EXIT
     trap 'exit 1' INT TERM
     chmod 755 "$MR_ROOT"
