@@ -7,7 +7,8 @@ UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/libreap/src
 REAP_TESTS = tests/unit/test_leaheap tests/unit/test_region \
 	tests/unit/test_reap tests/unit/test_alloc tests/unit/test_stats \
 	tests/integration/test_api tests/integration/test_model \
-	tests/integration/test_threads tests/integration/test_misuse
+	tests/integration/test_threads tests/integration/test_misuse \
+	tests/integration/test_walk
 tests_unit_test_leaheap_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_leaheap_LDADD = $(UNIT_LDADD)
 tests_unit_test_region_CFLAGS = $(UNIT_CFLAGS)
@@ -29,6 +30,14 @@ tests_integration_test_threads_CFLAGS = $(INTEG_CFLAGS)
 tests_integration_test_threads_LDADD = $(INTEG_LDADD)
 tests_integration_test_misuse_CFLAGS = $(INTEG_CFLAGS)
 tests_integration_test_misuse_LDADD = $(INTEG_LDADD)
+# test_walk: reap_walk() among threads that change the tree.  Its locking is
+# also checked under ThreadSanitizer by hand (no race report expected):
+#   S=libreap/src; gcc -std=gnu11 -O1 -g -fsanitize=thread -pthread \
+#     -I$S -Ilibreap/include tests/integration/test_walk.c $S/env.c \
+#     $S/options.c $S/reap.c $S/alloc.c $S/region.c $S/leaheap.c \
+#     $S/stats.c $S/base/*.c -lcmocka -o /tmp/test_walk_tsan
+tests_integration_test_walk_CFLAGS = $(INTEG_CFLAGS)
+tests_integration_test_walk_LDADD = $(INTEG_LDADD)
 
 check_PROGRAMS += $(REAP_TESTS)
 TESTS += $(REAP_TESTS)

@@ -11,7 +11,8 @@
  * Threads: one reap is used by one thread at a time (as an APR pool is).
  * Creating and destroying children of one shared parent from several threads
  * at once is safe, and so is reading statistics of a reap another thread is
- * using (the figures are then a snapshot, not a consistent cut).
+ * using (the figures are then a snapshot, not a consistent cut), and so is
+ * walking a tree (reap_walk) while other threads change it.
  *
  * Errors: allocation returns NULL on failure (out of memory, over the reap's
  * limit, size overflow) and the reap stays usable.  Misuse (a double free, a
@@ -229,6 +230,50 @@ REAP_API void reap_base_trim(void);
 /** Print @p s like reap_stats_print() does. */
 REAP_API void reap_base_stats_print(const reap_base_stats_t *s, int json,
                                     reap_write_fn write, void *arg);
+
+/* ------------------------------------------------------------------------- */
+/** @name Walking a tree of reaps */
+
+/**
+ * Footprint of @p r alone (bytes it holds from the base allocator), read
+ * with relaxed atomic loads, so any thread may call it while another uses
+ * @p r: the value is one @p r had a moment ago.  @p peak, if not NULL, gets
+ * its highest footprint since creation the same way, never below the
+ * footprint returned.
+ */
+REAP_API uint64_t reap_footprint(const reap_t *r, uint64_t *peak);
+
+/**
+ * Callback of reap_walk(): @p r is the reap visited, @p depth its distance
+ * from the walk's root (0 for the root).
+ * @return 0 to go on; anything else stops the walk, and reap_walk() returns
+ *         it.
+ */
+typedef int (*reap_walk_fn)(reap_t *r, unsigned depth, void *arg);
+
+/**
+ * Visit @p root and all its descendants, depth first: a reap, then each of
+ * its children's subtrees, children newest first.  Safe while other threads
+ * create, clear, use and destroy reaps of the tree: a reap created during
+ * the walk may or may not be visited, a reap destroyed during it is either
+ * visited before it goes or not at all, and a visited reap stays alive (and
+ * its user area readable) until @p fn returns.  The caller keeps @p root
+ * itself alive.
+ *
+ * Locks: the walk holds the locks of the reaps on the path from @p root to
+ * the one visited, so a thread creating or destroying a child of one of
+ * them waits until the walk leaves it: keep @p fn short, and stop early on
+ * big trees.  @p fn must not create, clear or destroy any reap of the
+ * tree, nor call reap_walk() or reap_get_tree_stats() on an ancestor of
+ * @p r (that deadlocks); it may read anything about @p r and its subtree.
+ *
+ * Figures of a reap that another thread is using are approximate:
+ * reap_footprint() is safe to call; reap_get_stats() reads fields their
+ * owner writes without synchronisation (each value is one it had recently,
+ * the set is not a consistent cut, and a race detector reports the reads).
+ * @return 0 after visiting the whole tree, or the value @p fn stopped with.
+ */
+REAP_API int reap_walk(reap_t *root, reap_walk_fn fn, void *arg);
 
 /* ------------------------------------------------------------------------- */
 /** @name Misuse reports */

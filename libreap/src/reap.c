@@ -11,6 +11,15 @@
  * limit also counts its whole subtree (tree_footprint), and every reap knows
  * its nearest such ancestor-or-self (acct), so growing a chunk charges only
  * the accounting reaps above it: reaps without limits never share a counter.
+ * A reap's own footprint has one writer (the thread using the reap) and is
+ * stored and read atomically (peak before footprint, release/acquire), so
+ * reap_footprint() may read it from any thread, e.g. in a reap_walk()
+ * callback.
+ *
+ * Walking: reap_walk() visits a subtree while other threads create and
+ * destroy reaps in it, holding the locks of the reaps on the path from the
+ * root to the one visited (see the comment there for why that cannot
+ * deadlock).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,16 +84,19 @@ int rp_charge(reap_t *r, size_t n)
 {
     if (charge_chain(r->acct, n) != 0)
         return ENOMEM;
-    r->footprint += n;
-    if (r->footprint > r->peak_footprint)
-        r->peak_footprint = r->footprint;
+    /* Only this thread writes both.  The peak goes first and the footprint
+     * is released after it, so reap_footprint() never sees peak < footprint. */
+    uint64_t now = r->footprint + n;
+    if (now > r->peak_footprint)
+        __atomic_store_n(&r->peak_footprint, now, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->footprint, now, __ATOMIC_RELEASE);
     return 0;
 }
 
 void rp_uncharge(reap_t *r, size_t n)
 {
     uncharge_chain(r->acct, n);
-    r->footprint -= n;
+    __atomic_store_n(&r->footprint, r->footprint - n, __ATOMIC_RELAXED);
 }
 
 /* ---- the tree ------------------------------------------------------------------- */
@@ -178,6 +190,16 @@ void *reap_user_area(reap_t *r)
 
 reap_t *reap_parent(const reap_t *r) { return r ? r->parent : NULL; }
 
+uint64_t reap_footprint(const reap_t *r, uint64_t *peak)
+{
+    if (RP_UNLIKELY(r == NULL))
+        rp_misuse("reap_footprint of a NULL reap", r, NULL);
+    uint64_t fp = __atomic_load_n(&r->footprint, __ATOMIC_ACQUIRE);
+    if (peak)
+        *peak = __atomic_load_n(&r->peak_footprint, __ATOMIC_RELAXED);
+    return fp;
+}
+
 /* ---- clear and destroy ------------------------------------------------------------ */
 
 static void destroy_detached(reap_t *r);
@@ -237,6 +259,47 @@ void reap_clear(reap_t *r)
     r->dv = NULL;
     r->dv_size = 0;
     rp_region_reset(r);
+}
+
+/* ---- walking ---------------------------------------------------------------------- */
+
+/* Visit r, then its children in list order (newest first), depth first.
+ *
+ * Lifetime: fn(r) runs while the caller holds the lock of r's parent (or,
+ * for the root, while the caller of reap_walk() keeps r alive).  A reap
+ * leaves its parent's list only under the parent's lock (reap_destroy's
+ * unlink_child, destroy_children of a clear or destroy) and is freed only
+ * after leaving it, so r and its lock stay valid while we hold the parent's
+ * lock; r's lock, taken next, keeps its children valid in the same way.
+ * So the locks of the whole path from the root to the visited reap are held.
+ *
+ * No deadlock: every thread that holds more than one reap lock took them
+ * going down the tree, an ancestor's before a descendant's (this walk,
+ * reap_get_tree_stats's add_tree, reap_set_limit's adopt_subtree); every
+ * other taker (link_child, unlink_child, destroy_children) holds one lock
+ * at a time and takes nothing else under it.  A reap's parent never
+ * changes, so "ancestor before descendant" is a fixed order, and a wait-for
+ * cycle would need some thread to wait for an ancestor of a lock it holds.
+ * The callback must keep to that: it must not create, clear or destroy a
+ * reap of the walked tree, nor walk or read tree statistics from an
+ * ancestor of the reap it is given (reap.h says so). */
+static int walk(reap_t *r, unsigned depth, reap_walk_fn fn, void *arg)
+{
+    int rc = fn(r, depth, arg);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&r->lock);
+    for (reap_t *c = r->children; c && rc == 0; c = c->next_sibling)
+        rc = walk(c, depth + 1, fn, arg);
+    pthread_mutex_unlock(&r->lock);
+    return rc;
+}
+
+int reap_walk(reap_t *root, reap_walk_fn fn, void *arg)
+{
+    if (RP_UNLIKELY(root == NULL || fn == NULL))
+        rp_misuse("reap_walk of a NULL reap or with no callback", root, NULL);
+    return walk(root, 0, fn, arg);
 }
 
 /* ---- limits ------------------------------------------------------------------------- */
