@@ -8,7 +8,9 @@
  * reap under each pool (apr_pool_reap_get()), and the stock promises that
  * the patch re-implemented: clear order, apr_psprintf(), the abort
  * function, the public allocator, and subpools of a shared parent made
- * from several threads.  Footprints come from libreap's statistics.
+ * from several threads; and apr_pool_walk() with apr_pool_tag_get(), also
+ * while threads make and destroy subpools.  Footprints come from libreap's
+ * statistics.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,7 +34,7 @@
 
 #include <reap.h>
 
-#ifndef APR_POOL_HAS_PFREE
+#if !defined(APR_POOL_HAS_PFREE) || !defined(APR_POOL_HAS_WALK)
 #error "these tests need the reap-backed APR (apr-patch/build-apr.sh)"
 #endif
 
@@ -553,6 +555,214 @@ static void test_concurrent_subpools(void **state)
     apr_pool_destroy(parent);
 }
 
+/* ---- walking the pool tree ------------------------------------------------ */
+
+#define WALK_MAX 32
+
+struct walk_record {
+    apr_pool_t *pool[WALK_MAX];
+    unsigned int depth[WALK_MAX];
+    const char *tag[WALK_MAX];
+    int n, stop_after;
+};
+
+static int record_pool(apr_pool_t *pool, unsigned int depth, void *data)
+{
+    struct walk_record *w = data;
+
+    assert_true(w->n < WALK_MAX);
+    w->pool[w->n] = pool;
+    w->depth[w->n] = depth;
+    w->tag[w->n] = apr_pool_tag_get(pool);
+    w->n++;
+    return w->stop_after && w->n == w->stop_after ? 7 : 0;
+}
+
+static void test_tag_get(void **state)
+{
+    apr_pool_t *pool = *state, *sub;
+
+    assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
+    assert_null(apr_pool_tag_get(sub));
+    apr_pool_tag(sub, "first");
+    assert_string_equal(apr_pool_tag_get(sub), "first");
+    apr_pool_tag(sub, "second");
+    apr_pool_clear(sub); /* a tag outlives clears, as in stock APR */
+    assert_string_equal(apr_pool_tag_get(sub), "second");
+    apr_pool_tag(sub, NULL);
+    assert_null(apr_pool_tag_get(sub));
+    apr_pool_destroy(sub);
+}
+
+/* pool
+ *  +- a ("a", made first)
+ *  |   +- a1 (untagged)
+ *  +- b ("b")
+ * Each pool, then its subpools' subtrees, newest first. */
+static void test_walk_order_depth_tags(void **state)
+{
+    apr_pool_t *pool = *state, *a, *a1, *b;
+    struct walk_record w = { 0 };
+
+    apr_pool_tag(pool, "root");
+    assert_int_equal(apr_pool_create(&a, pool), APR_SUCCESS);
+    assert_int_equal(apr_pool_create(&b, pool), APR_SUCCESS);
+    assert_int_equal(apr_pool_create(&a1, a), APR_SUCCESS);
+    apr_pool_tag(a, "a");
+    apr_pool_tag(b, "b");
+    assert_int_equal(apr_pool_walk(pool, record_pool, &w), 0);
+    assert_int_equal(w.n, 4);
+    assert_ptr_equal(w.pool[0], pool);
+    assert_ptr_equal(w.pool[1], b);
+    assert_ptr_equal(w.pool[2], a);
+    assert_ptr_equal(w.pool[3], a1);
+    assert_int_equal(w.depth[0], 0);
+    assert_int_equal(w.depth[1], 1);
+    assert_int_equal(w.depth[2], 1);
+    assert_int_equal(w.depth[3], 2);
+    assert_string_equal(w.tag[0], "root");
+    assert_string_equal(w.tag[1], "b");
+    assert_string_equal(w.tag[2], "a");
+    assert_null(w.tag[3]);
+
+    /* Stopping early: the callback's value comes back. */
+    for (int stop = 1; stop <= 4; stop++) {
+        struct walk_record s = { .stop_after = stop };
+        assert_int_equal(apr_pool_walk(pool, record_pool, &s), 7);
+        assert_int_equal(s.n, stop);
+    }
+
+    /* A destroyed subpool and a cleared one's subpools are gone. */
+    apr_pool_destroy(b);
+    apr_pool_clear(a);
+    memset(&w, 0, sizeof w);
+    assert_int_equal(apr_pool_walk(pool, record_pool, &w), 0);
+    assert_int_equal(w.n, 2);
+    assert_ptr_equal(w.pool[1], a);
+}
+
+/* NULL walks from the global pool, which holds every pool but unmanaged
+ * ones; a pool's reap figures are reachable from the callback. */
+struct find_pool {
+    apr_pool_t *want;
+    unsigned int depth;
+    uint64_t footprint;
+    int found, unmanaged_seen;
+};
+
+static int find_pool(apr_pool_t *pool, unsigned int depth, void *data)
+{
+    struct find_pool *f = data;
+    const char *tag = apr_pool_tag_get(pool);
+
+    if (tag != NULL && strcmp(tag, "unmanaged-walk") == 0)
+        f->unmanaged_seen = 1;
+    if (pool != f->want)
+        return 0;
+    f->found = 1;
+    f->depth = depth;
+    f->footprint = reap_footprint(apr_pool_reap_get(pool), NULL);
+    return 0;
+}
+
+static void test_walk_from_global_pool(void **state)
+{
+    apr_pool_t *pool = *state, *sub, *unmanaged;
+    struct find_pool f = { 0 };
+
+    assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
+    assert_int_equal(apr_pool_create_unmanaged(&unmanaged), APR_SUCCESS);
+    apr_pool_tag(unmanaged, "unmanaged-walk");
+    for (int i = 0; i < 64; i++)
+        fill(apr_palloc(sub, 16384), 16384, (unsigned)i);
+    f.want = sub;
+    assert_int_equal(apr_pool_walk(NULL, find_pool, &f), 0);
+    assert_true(f.found);
+    /* global pool -> pool (setup_pool's, parent NULL) -> sub */
+    assert_int_equal(f.depth, 2);
+    assert_true(f.footprint >= 64 * 16384);
+    assert_false(f.unmanaged_seen);
+    apr_pool_destroy(unmanaged);
+}
+
+/* Walks while threads make, use and destroy subpools of the walked pool:
+ * every pool handed over is a live, tagged pool of the tree. */
+struct walk_shared {
+    apr_pool_t *parent;
+    volatile int stop;
+    long walks, bad;
+};
+
+static int check_walked(apr_pool_t *pool, unsigned int depth, void *data)
+{
+    struct walk_shared *sh = data;
+    const char *tag = apr_pool_tag_get(pool);
+
+    if (depth == 0 ? pool != sh->parent
+                   : apr_pool_parent_get(pool) != sh->parent
+                     || reap_footprint(apr_pool_reap_get(pool), NULL) == 0
+                     || (tag != NULL && strcmp(tag, "walked") != 0))
+        sh->bad++;
+    return 0;
+}
+
+static void *walk_loop(void *arg)
+{
+    struct walk_shared *sh = arg;
+
+    while (!__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE)) {
+        apr_pool_walk(sh->parent, check_walked, sh);
+        sh->walks++;
+    }
+    return NULL;
+}
+
+static void *make_tagged_subpools(void *arg)
+{
+    struct worker *w = arg;
+
+    for (int i = 0; i < 3000; i++) {
+        apr_pool_t *p;
+
+        if (apr_pool_create(&p, w->parent) != APR_SUCCESS) {
+            w->failures++;
+            continue;
+        }
+        apr_pool_tag(p, "walked");
+        apr_pfree(p, apr_palloc(p, 64 + i % 4000));
+        apr_palloc(p, 1000);
+        apr_pool_destroy(p);
+    }
+    return NULL;
+}
+
+static void test_walk_while_threads_make_pools(void **state)
+{
+    enum { THREADS = 3 };
+    struct walk_shared sh = { 0 };
+    struct worker w[THREADS];
+    pthread_t tid[THREADS], walker;
+
+    (void)state;
+    assert_int_equal(apr_pool_create(&sh.parent, NULL), APR_SUCCESS);
+    assert_int_equal(pthread_create(&walker, NULL, walk_loop, &sh), 0);
+    for (int t = 0; t < THREADS; t++) {
+        w[t].parent = sh.parent;
+        w[t].failures = 0;
+        assert_int_equal(pthread_create(&tid[t], NULL, make_tagged_subpools,
+                                        &w[t]), 0);
+    }
+    for (int t = 0; t < THREADS; t++) {
+        pthread_join(tid[t], NULL);
+        assert_int_equal(w[t].failures, 0);
+    }
+    __atomic_store_n(&sh.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(walker, NULL);
+    assert_true(sh.walks > 0);
+    assert_int_equal(sh.bad, 0);
+    apr_pool_destroy(sh.parent);
+}
+
 /* ---- misuse --------------------------------------------------------------- */
 
 /* Run fn in a child process with its stderr in buf; return whether the
@@ -686,6 +896,13 @@ int main(void)
                                         setup_pool, teardown_pool),
         cmocka_unit_test(test_allocator_nodes),
         cmocka_unit_test(test_concurrent_subpools),
+        cmocka_unit_test_setup_teardown(test_tag_get, setup_pool,
+                                        teardown_pool),
+        cmocka_unit_test_setup_teardown(test_walk_order_depth_tags,
+                                        setup_pool, teardown_pool),
+        cmocka_unit_test_setup_teardown(test_walk_from_global_pool,
+                                        setup_pool, teardown_pool),
+        cmocka_unit_test(test_walk_while_threads_make_pools),
         cmocka_unit_test(test_misuse_double_pfree),
         cmocka_unit_test(test_misuse_foreign_pointer),
         cmocka_unit_test(test_misuse_parent_frees_child_object),
