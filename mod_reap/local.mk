@@ -4,12 +4,15 @@
 #
 # Both modules are built with Debian's apxs (apache2-dev), so they get
 # exactly the flags and libtool httpd's own modules get, against Debian's
-# stock APR headers; mod_reap finds the reap-backed APR's apr_pfree and
-# apr_pool_reap_get at run time, so one mod_reap.so runs on either APR.  apxs
+# stock APR headers; mod_reap finds the reap-backed APR's apr_pfree,
+# apr_pool_reap_get, apr_pool_walk and apr_pool_tag_get at run time, so one
+# mod_reap.so runs on either APR (and on a reap-backed APR without
+# apr_pool_walk, listing only the pools its hooks see).  apxs
 # compiles in the directory of its sources, so they are copied into
 # mod_reap/apxs/ and tests/httpd/apxs/ of the build tree first (the source
 # tree stays clean; in-tree and out-of-tree builds both work).  mod_reap.so
-# links libreap.so.0, with an rpath to $(libdir).
+# links libreap.so.0, with an rpath to $(libdir); it needs the libreap it
+# was built with (reap_footprint), which the reap-backed APR shares.
 #
 #   make                          mod_reap/apxs/.libs/mod_reap.so and the test module
 #   make install                  mod_reap.so into $(prefix)/modules/, mod_reap.h into

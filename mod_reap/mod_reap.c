@@ -3,8 +3,9 @@
  * limit per request, and the request pool's peak footprint in a note.
  *
  * On the reap-backed APR (apr-patch/) every pool is a reap, and the APR
- * exports apr_pfree() and apr_pool_reap_get().  This module is built against
- * Debian's stock APR headers and finds those two functions at run time
+ * exports apr_pfree() and apr_pool_reap_get(), and (since APR_POOL_HAS_WALK)
+ * apr_pool_walk() and apr_pool_tag_get().  This module is built against
+ * Debian's stock APR headers and finds those functions at run time
  * (dlsym at post_config), so the same mod_reap.so runs on both APRs: on the
  * stock one ap_pfree() does nothing, ReapRequestLimit cannot bite and the
  * module says so once in the error log.  Other modules reach ap_pfree()
@@ -22,6 +23,17 @@
  *                               section, and Reap* lines in ?auto) and in
  *                               the reap-status handler.  Off: no shared
  *                               memory, no per-request accounting.
+ *   ReapPoolWalk On|Off         server config, default On.  Where the list
+ *                               of each child's largest pools comes from.
+ *                               On: every pool of the child, by walking the
+ *                               pool tree from APR's global pool
+ *                               (apr_pool_walk; at most MR_WALK_MAX pools
+ *                               per snapshot), each named by its APR tag.
+ *                               Off, or on an APR without apr_pool_walk:
+ *                               only the pools httpd's hooks show (pglobal,
+ *                               pconf, pchild, connections' and requests'
+ *                               pools).  The JSON says which
+ *                               ("pools_source": "walk" or "hooks").
  *   ReapRequestLimit <size>     server config, virtual host, <Directory>,
  *                               <Location>; default 0 (no limit).  Caps the
  *                               footprint of a request's pool (and its
@@ -87,12 +99,14 @@ typedef struct mr_dir_conf {
 
 typedef struct mr_srv_conf {
     int status;                 /* ReapStatus: 1 On, 0 Off, -1 unset (On) */
+    int walk;                   /* ReapPoolWalk: 1 On, 0 Off, -1 unset (On) */
 } mr_srv_conf;
 
 mr_apr_t mr_apr;
 
 /* Set at post_config from the main server, read-only in children. */
 static int status_on = 1;
+static int walk_on = 1;
 
 /* Some ReapRequestLimit above 0 appeared; reset at pre_config. */
 static int limit_configured;
@@ -119,6 +133,7 @@ static void *create_srv_conf(apr_pool_t *p, server_rec *s)
     mr_srv_conf *conf = apr_pcalloc(p, sizeof *conf);
 
     conf->status = -1;
+    conf->walk = -1;
     return conf;
 }
 
@@ -177,10 +192,26 @@ static const char *set_status(cmd_parms *cmd, void *dconf, int on)
     return NULL;
 }
 
+static const char *set_pool_walk(cmd_parms *cmd, void *dconf, int on)
+{
+    mr_srv_conf *conf;
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+
+    if (err)
+        return err;
+    conf = ap_get_module_config(cmd->server->module_config, &reap_module);
+    conf->walk = on;
+    return NULL;
+}
+
 static const command_rec reap_cmds[] = {
     AP_INIT_FLAG("ReapStatus", set_status, NULL, RSRC_CONF,
                  "On (default) to collect and show memory figures of every "
                  "child, Off to do neither"),
+    AP_INIT_FLAG("ReapPoolWalk", set_pool_walk, NULL, RSRC_CONF,
+                 "On (default) to find the largest pools by walking every "
+                 "pool (needs apr_pool_walk), Off to list only the pools "
+                 "httpd's hooks show"),
     AP_INIT_TAKE1("ReapRequestLimit", set_request_limit, NULL,
                   RSRC_CONF | ACCESS_CONF,
                   "largest footprint of one request's pool while its "
@@ -205,6 +236,12 @@ static int reap_ap_pfree_works(void)
 int mr_reap_backed(void)
 {
     return mr_apr.pfree != NULL && mr_apr.reap_get != NULL;
+}
+
+int mr_pools_walked(void)
+{
+    return walk_on && mr_reap_backed() && mr_apr.pool_walk != NULL
+           && mr_apr.tag_get != NULL;
 }
 
 int mr_status_enabled(server_rec *s)
@@ -421,6 +458,11 @@ static void find_apr_entry_points(void)
         dlsym(RTLD_DEFAULT, "apr_pfree");
     mr_apr.reap_get = (struct reap *(*)(apr_pool_t *))
         dlsym(RTLD_DEFAULT, "apr_pool_reap_get");
+    mr_apr.pool_walk = (int (*)(apr_pool_t *, int (*)(apr_pool_t *,
+                                unsigned int, void *), void *))
+        dlsym(RTLD_DEFAULT, "apr_pool_walk");
+    mr_apr.tag_get = (const char *(*)(apr_pool_t *))
+        dlsym(RTLD_DEFAULT, "apr_pool_tag_get");
 }
 
 /* Once per httpd process (not per restart): what we run on. */
@@ -437,8 +479,12 @@ static void log_startup(apr_pool_t *pconf, server_rec *s)
     if (mr_reap_backed()) {
         ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s,
                      "mod_reap: libreap %s; APR %s is reap-backed: ap_pfree() "
-                     "frees, ReapRequestLimit is enforced",
-                     reap_version(), apr_version_string());
+                     "frees, ReapRequestLimit is enforced; largest pools "
+                     "found by %s", reap_version(), apr_version_string(),
+                     mr_apr.pool_walk != NULL && mr_apr.tag_get != NULL
+                     ? "walking every pool (apr_pool_walk)"
+                     : "tracking the pools httpd's hooks show (this APR has "
+                       "no apr_pool_walk)");
         return;
     }
     ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s,
@@ -463,6 +509,7 @@ static int reap_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 
     find_apr_entry_points();
     status_on = conf->status != 0;
+    walk_on = conf->walk != 0;
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
         return OK;
     log_startup(pconf, s);

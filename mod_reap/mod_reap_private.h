@@ -29,22 +29,39 @@
 #define MR_REFRESH_INTERVAL apr_time_from_msec(500)
 
 /** Pools listed per child, largest footprint first. */
-#define MR_TOP_POOLS 8
+#define MR_TOP_POOLS 12
+
+/** Most pools one snapshot visits when it walks the pool tree
+ *  (apr_pool_walk); the walk stops there and the snapshot says so.  The
+ *  walk briefly holds the pool tree's locks, so this bounds the time other
+ *  threads of the child may wait to create or destroy a pool. */
+#define MR_WALK_MAX 10000
+
+/** Depth of the pool tree down to which an untagged pool is named after
+ *  its nearest tagged ancestor exactly; deeper ones use an ancestor at most
+ *  this deep. */
+#define MR_WALK_DEPTH 32
 
 /** Live pools a child tracks for the top list: per worker thread one
  *  connection and one request pool, plus this many spare. */
 #define MR_TRACK_SPARE 16
 
 /** Longest pool tag kept in shared memory (longer ones are cut). */
-#define MR_TAG_MAX 24
+#define MR_TAG_MAX 32
 
 /* ---- the reap-backed APR, found at run time ------------------------------------- */
 
 /** Entry points of the reap-backed APR, looked up with dlsym at post_config;
- *  both NULL on a stock APR.  Written once before any child starts. */
+ *  all NULL on a stock APR (pool_walk and tag_get also on a reap-backed APR
+ *  older than APR_POOL_HAS_WALK).  Written once before any child starts. */
 typedef struct mr_apr {
     void (*pfree)(apr_pool_t *pool, void *mem);
     struct reap *(*reap_get)(apr_pool_t *pool);
+    int (*pool_walk)(apr_pool_t *root,
+                     int (*fn)(apr_pool_t *pool, unsigned int depth,
+                               void *data),
+                     void *data);
+    const char *(*tag_get)(apr_pool_t *pool);
 } mr_apr_t;
 
 extern mr_apr_t mr_apr MR_HIDDEN;
@@ -88,7 +105,8 @@ MR_HIDDEN apr_status_t mr_slots_create(apr_pool_t *pconf, server_rec *s);
 MR_HIDDEN void mr_child_attach(apr_pool_t *pchild, server_rec *s);
 
 /** Track @p p (tagged @p tag, a string that outlives it) for the top-pools
- *  list until its pre-cleanups run.  No-op when not reap-backed. */
+ *  list until its pre-cleanups run.  No-op when not reap-backed, and when
+ *  the top list comes from walking the pool tree (mr_pools_walked()). */
 MR_HIDDEN void mr_track_pool(apr_pool_t *p, const char *tag);
 
 /** Add one finished request to this child's counters. */
@@ -102,6 +120,9 @@ MR_HIDDEN int mr_status_handler(request_rec *r);
 
 /** The module's own state for both files (see mod_reap.c). */
 MR_HIDDEN int mr_reap_backed(void);
+/** The top-pools list walks every pool (the APR has apr_pool_walk and
+ *  ReapPoolWalk is On); otherwise it shows the pools tracked through hooks. */
+MR_HIDDEN int mr_pools_walked(void);
 MR_HIDDEN int mr_status_enabled(server_rec *s);
 
 #endif /* MOD_REAP_PRIVATE_H */

@@ -14,11 +14,25 @@
  *    most every MR_REFRESH_INTERVAL as requests end, and always by the child
  *    answering a status request.  A sequence lock lets other processes copy
  *    it without tearing.
- * Pools for the top list are the ones mod_reap meets through hooks
- * (pglobal, pconf, pchild, each connection's "transaction" pool and each
- * "request" pool), tracked until their pre-cleanups run, and named with the
- * tags httpd gives them: APR offers no way to walk all pools or to read a
- * tag back.
+ * Pools for the top list come from one of two sources, and the JSON says
+ * which ("pools_source"):
+ *  - "walk": every pool of the child, when the reap-backed APR has
+ *    apr_pool_walk() and apr_pool_tag_get() (APR_POOL_HAS_WALK) and
+ *    ReapPoolWalk is On.  The snapshot walks the tree from APR's global
+ *    pool, visiting at most MR_WALK_MAX pools ("pools_seen", and
+ *    "pools_capped" when it stopped there), and names each pool by its APR
+ *    tag.  An untagged pool is named after its nearest tagged ancestor
+ *    followed by "/sub" (an untagged subpool of a request pool shows as
+ *    "request/sub"), or "(untagged)" when no ancestor has a tag.  While the
+ *    walk is in a pool's subtree, threads creating or destroying subpools of
+ *    that pool's ancestors wait, so the callback only copies a few figures;
+ *    figures of pools other threads are using are a moment old.
+ *  - "hooks": otherwise (ReapPoolWalk Off, or a reap-backed APR without
+ *    apr_pool_walk), the pools mod_reap meets through hooks (pglobal,
+ *    pconf, pchild, each connection's "transaction" pool and each "request"
+ *    pool), tracked until their pre-cleanups run, named with the tags httpd
+ *    gives them.
+ * On a stock APR there are no reaps, so no figures and no pools ("none").
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -50,9 +64,19 @@ typedef struct mr_pool_fig {
     uint64_t footprint, peak_footprint, live_bytes;
 } mr_pool_fig;
 
+/* Where a snapshot's top list came from (see the header comment). */
+typedef enum mr_pools_source {
+    MR_POOLS_NONE = 0, MR_POOLS_HOOKS, MR_POOLS_WALK
+} mr_pools_source;
+
+static const char *const mr_pools_source_name[] = {"none", "hooks", "walk"};
+
 typedef struct mr_snapshot {
     apr_time_t taken;           /* 0: not taken yet */
     reap_stats_t process;       /* the child's whole pool tree */
+    uint32_t source;            /* mr_pools_source */
+    uint32_t seen;              /* pools looked at for the top list */
+    uint32_t capped;            /* 1: the walk stopped at MR_WALK_MAX */
     uint32_t npools;            /* used entries of pools[], largest first */
     uint32_t untracked;         /* pools the tracker had no room for */
     mr_pool_fig pools[MR_TOP_POOLS];
@@ -207,7 +231,7 @@ void mr_track_pool(apr_pool_t *p, const char *tag)
 {
     mr_tracked *t = NULL;
 
-    if (child.lock == NULL || !mr_reap_backed())
+    if (child.lock == NULL || !mr_reap_backed() || mr_pools_walked())
         return;
     apr_thread_mutex_lock(child.lock);
     for (unsigned i = 0; i < child.ntracked && t == NULL; i++)
@@ -247,26 +271,118 @@ static void top_insert(mr_snapshot *s, const mr_pool_fig *fig)
     s->pools[i] = *fig;
 }
 
-static void collect_top_pools(mr_snapshot *s)
+/* @return whether a pool of @p footprint would enter the top list. */
+static int top_takes(const mr_snapshot *s, uint64_t footprint)
+{
+    return s->npools < MR_TOP_POOLS
+           || footprint > s->pools[MR_TOP_POOLS - 1].footprint;
+}
+
+/* Append @p in to the @p n bytes at @p out, cut to fit MR_TAG_MAX with its
+ * NUL; @return the new length.  Any byte that is not printable ASCII, and
+ * the characters JSON and HTML treat specially, become '?', so a tag needs
+ * no escaping later: tags come from any module. */
+static size_t append_safe(char *out, size_t n, const char *in)
+{
+    for (; in != NULL && *in && n + 1 < MR_TAG_MAX; in++)
+        out[n++] = (*in < 0x20 || *in > 0x7e || strchr("\"\\<>&", *in))
+                   ? '?' : *in;
+    return n;
+}
+
+/* @p out (MR_TAG_MAX bytes) = @p tag followed by @p suffix (or NULL). */
+static void copy_tag(char *out, const char *tag, const char *suffix)
+{
+    size_t n = append_safe(out, 0, tag);
+
+    n = append_safe(out, n, suffix);
+    out[n] = '\0';
+}
+
+static void add_pool(mr_snapshot *s, reap_t *reap, const char *tag,
+                     const char *suffix)
+{
+    mr_pool_fig fig;
+    reap_stats_t st;
+
+    memset(&fig, 0, sizeof fig);
+    fig.footprint = reap_footprint(reap, &fig.peak_footprint);
+    if (!top_takes(s, fig.footprint))
+        return;
+    /* Only live_bytes is read without synchronisation (see reap_walk). */
+    reap_get_stats(reap, &st);
+    fig.live_bytes = st.live_bytes;
+    copy_tag(fig.tag, tag, suffix);
+    top_insert(s, &fig);
+}
+
+static void tracked_top_pools(mr_snapshot *s)
 {
     apr_thread_mutex_lock(child.lock);
     for (unsigned i = 0; i < child.ntracked; i++) {
         mr_tracked *t = &child.tracked[i];
-        mr_pool_fig fig;
-        reap_stats_t st;
 
         if (t->pool == NULL)
             continue;
-        memset(&fig, 0, sizeof fig);
-        reap_get_stats(mr_reap_of(t->pool), &st);
-        apr_cpystrn(fig.tag, t->tag, sizeof fig.tag);
-        fig.footprint = st.footprint;
-        fig.peak_footprint = st.peak_footprint;
-        fig.live_bytes = st.live_bytes;
-        top_insert(s, &fig);
+        add_pool(s, mr_reap_of(t->pool), t->tag, NULL);
+        s->seen++;
     }
     s->untracked = child.untracked;
     apr_thread_mutex_unlock(child.lock);
+}
+
+/* State of one walk: the snapshot, and the name an untagged pool at each
+ * depth of the current path would inherit (the walk is depth first, so
+ * named[d - 1] belongs to the parent of a pool at depth d). */
+typedef struct mr_walk {
+    mr_snapshot *snap;
+    const char *named[MR_WALK_DEPTH];
+} mr_walk;
+
+/* apr_pool_walk() callback: runs with pool locks held (see the header
+ * comment), so it copies a few figures and takes no lock itself. */
+static int walk_pool(apr_pool_t *pool, unsigned int depth, void *data)
+{
+    mr_walk *w = data;
+    mr_snapshot *s = w->snap;
+    unsigned int d = depth < MR_WALK_DEPTH ? depth : MR_WALK_DEPTH - 1;
+    const char *tag = mr_apr.tag_get(pool);
+    const char *inherited = d > 0 ? w->named[d - 1] : NULL;
+
+    if (s->seen == MR_WALK_MAX) {
+        s->capped = 1;
+        return 1;
+    }
+    s->seen++;
+    w->named[d] = tag != NULL ? tag : inherited;
+    if (tag != NULL)
+        add_pool(s, mr_reap_of(pool), tag, NULL);
+    else if (inherited != NULL)
+        add_pool(s, mr_reap_of(pool), inherited, "/sub");
+    else
+        add_pool(s, mr_reap_of(pool), "(untagged)", NULL);
+    return 0;
+}
+
+static void walked_top_pools(mr_snapshot *s)
+{
+    mr_walk w;
+
+    memset(&w, 0, sizeof w);
+    w.snap = s;
+    mr_apr.pool_walk(child.root, walk_pool, &w);
+}
+
+static void collect_top_pools(mr_snapshot *s)
+{
+    if (mr_pools_walked()) {
+        s->source = MR_POOLS_WALK;
+        walked_top_pools(s);
+    }
+    else {
+        s->source = MR_POOLS_HOOKS;
+        tracked_top_pools(s);
+    }
 }
 
 static void take_snapshot(void)
@@ -442,9 +558,9 @@ static void json_base(request_rec *r, const mr_snapshot *s)
     reap_base_stats_print(&s->base, 1, rputs_line, r);
 }
 
-/* Tags are mod_reap's own constants (see mr_track_pool), so they need no
- * escaping; writing without allocating keeps a status request's own pool
- * figures the same from one request to the next. */
+/* Tags were made safe for JSON and HTML when copied (copy_tag), so they
+ * need no escaping; writing without allocating keeps a status request's own
+ * pool figures the same from one request to the next. */
 static void json_child(request_rec *r, const mr_view *v, apr_time_t now)
 {
     ap_rprintf(r, "    {\"pid\": %" APR_PID_T_FMT ", \"snapshot_age_ms\": %"
@@ -455,7 +571,11 @@ static void json_child(request_rec *r, const mr_view *v, apr_time_t now)
     json_requests(r, &v->req);
     ap_rputs(",\n     \"base\": ", r);
     json_base(r, &v->snap);
-    ap_rprintf(r, ",\n     \"untracked_pools\": %u,\n     \"top_pools\": [",
+    ap_rprintf(r, ",\n     \"pools_source\": \"%s\", \"pools_seen\": %u, "
+               "\"pools_capped\": %s, \"untracked_pools\": %u,"
+               "\n     \"top_pools\": [",
+               mr_pools_source_name[v->snap.source < 3 ? v->snap.source : 0],
+               v->snap.seen, v->snap.capped ? "true" : "false",
                v->snap.untracked);
     for (uint32_t i = 0; i < v->snap.npools; i++) {
         const mr_pool_fig *f = &v->snap.pools[i];
@@ -545,7 +665,10 @@ static void html_row(request_rec *r, const char *who, const mr_view *v)
 
 static void html_pools(request_rec *r, const mr_view *v)
 {
-    ap_rprintf(r, "<p>Child %" APR_PID_T_FMT ", largest pools:", v->pid);
+    ap_rprintf(r, "<p>Child %" APR_PID_T_FMT ", largest of %u pools (%s%s):",
+               v->pid, v->snap.seen,
+               mr_pools_source_name[v->snap.source < 3 ? v->snap.source : 0],
+               v->snap.capped ? ", stopped at the cap" : "");
     for (uint32_t i = 0; i < v->snap.npools; i++) {
         const mr_pool_fig *f = &v->snap.pools[i];
         ap_rprintf(r, " %s %" PRIu64 " B (peak %" PRIu64 ", live %" PRIu64

@@ -16,6 +16,12 @@
  * Every object is written to, so the memory is really used.  Bad arguments
  * get 400 and a log line saying which.  The body says what was done and
  * whether ap_pfree() really frees here.
+ *
+ * At child init it also makes a subpool of pchild tagged KEEP_TAG and
+ * allocates KEEP_BYTES in it, kept until the child exits, with an untagged
+ * subpool of its own holding KEEP_SUB_BYTES: mod_reap's top-pools list,
+ * which walks every pool, must show them ("reap-test-keep" and
+ * "reap-test-keep/sub") although no hook of httpd ever sees them.
  */
 #include <string.h>
 
@@ -29,6 +35,12 @@
 #include "mod_reap.h"
 
 module AP_MODULE_DECLARE_DATA reap_test_module;
+
+/* The long-lived pools (see above); the test script knows these figures. */
+#define KEEP_TAG "reap-test-keep"
+#define KEEP_BYTES (3 * 1024 * 1024)
+#define KEEP_SUB_BYTES (2 * 1024 * 1024)
+#define KEEP_PIECE (64 * 1024)
 
 #define MAX_COUNT APR_INT64_C(10000000)
 #define MAX_SIZE APR_INT64_C(67108864)
@@ -165,8 +177,31 @@ static int test_handler(request_rec *r)
     return OK;
 }
 
+/* Fill @p p with @p bytes in KEEP_PIECE pieces, each written to. */
+static void keep(apr_pool_t *p, apr_size_t bytes)
+{
+    for (apr_size_t done = 0; done < bytes; done += KEEP_PIECE)
+        use(p, KEEP_PIECE);
+}
+
+static void test_child_init(apr_pool_t *pchild, server_rec *s)
+{
+    apr_pool_t *kept, *sub;
+
+    if (apr_pool_create(&kept, pchild) != APR_SUCCESS
+        || apr_pool_create(&sub, kept) != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                     "mod_reap_test: no long-lived pools");
+        return;
+    }
+    apr_pool_tag(kept, KEEP_TAG);
+    keep(kept, KEEP_BYTES);
+    keep(sub, KEEP_SUB_BYTES);
+}
+
 static void register_hooks(apr_pool_t *p)
 {
+    ap_hook_child_init(test_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(test_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 

@@ -5,6 +5,10 @@
 # module allocated and freed; the reap-peak note shows that ap_pfree() lets a
 # request reuse its memory; and ReapRequestLimit stops a request that
 # allocates too much while the server and the next requests carry on.
+# The largest-pools list walks every pool (apr_pool_walk): it shows the
+# long-lived pools the test module makes at child init, which no httpd hook
+# sees, by their tag; with ReapPoolWalk Off it falls back to the pools seen
+# through hooks.
 #
 # Needs the patched libapr-1 in MR_APR_LIB (default: the one `make` installs
 # under <build>/install/apr/lib).  When it is missing the test is SKIPPED
@@ -90,9 +94,42 @@ base_held=$(mr_json_total base held)
 base_in_use=$(mr_json_total base in_use)
 mr_check "JSON: the base allocator holds at least what it hands out ($base_held >= $base_in_use), and that covers the pools ($footprint)" \
     test "${base_held:-0}" -ge "${base_in_use:-0}" -a "${base_in_use:-0}" -ge "${footprint:-1}"
-mr_check "JSON: top pools by tag include pchild" mr_body_has '"tag": "pchild"'
-mr_check "JSON: top pools by tag include a request pool" \
-    mr_body_has '"tag": "request"'
+mr_check "JSON: top pools by tag include pconf" mr_body_has '"tag": "pconf"'
+
+# mr_top_footprints <tag>: the footprint of each top_pools entry tagged
+# <tag> in $MR_BODY, one per child that lists it, on one line.
+mr_top_footprints() {
+    printf '%s\n' "$MR_BODY" |
+        sed -n "s|.*{\"tag\": \"$1\", \"footprint\": \([0-9][0-9]*\),.*|\1|p" |
+        tr '\n' ' '
+}
+# mr_two_at_least <min> <n>...: exactly two numbers (one per child), both
+# at least <min>.
+mr_two_at_least() {
+    min=$1
+    shift
+    [ $# = 2 ] && [ "$1" -ge "$min" ] && [ "$2" -ge "$min" ]
+}
+# mr_count_in_body <text>: lines of $MR_BODY holding <text>.
+mr_count_in_body() {
+    printf '%s\n' "$MR_BODY" | grep -c -- "$1"
+}
+
+# The test module's long-lived pools, made at child init in each child:
+# "reap-test-keep" with 3 MiB and an untagged subpool of it with 2 MiB.
+mr_check "JSON: each child's top list comes from walking every pool" \
+    test "$(mr_count_in_body '"pools_source": "walk"')" = 2
+mr_check "JSON: the walks were not capped" \
+    test "$(mr_count_in_body '"pools_capped": false')" = 2
+seen=$(printf '%s\n' "$MR_BODY" | sed -n 's/.*"pools_seen": \([0-9]*\).*/\1/p' | tr '\n' ' ')
+mr_check "JSON: each walk saw more pools than the hooks track ($seen)" \
+    mr_two_at_least 6 $seen
+keep=$(mr_top_footprints reap-test-keep)
+mr_check "JSON: each child lists the tagged pool reap-test-keep at >= 3 MiB ($keep)" \
+    mr_two_at_least 3145728 $keep
+keep_sub=$(mr_top_footprints reap-test-keep/sub)
+mr_check "JSON: its untagged subpool shows as reap-test-keep/sub at >= 2 MiB ($keep_sub)" \
+    mr_two_at_least 2097152 $keep_sub
 mr_check "JSON lists both children" mr_body_has '"children": 2,'
 mr_check "the requests above were served by both children" \
     test "$(sed -n 's/.* pid=//p' "$MR_ROOT/logs/access.log" | sort -u | wc -l)" = 2
@@ -160,5 +197,19 @@ mr_check "JSON counts the 101 frees made since the restart ($MR_VAL)" \
     test "${MR_VAL:-0}" -ge 101 -a "${MR_VAL:-0}" -lt 200
 mr_check "the start-up line was not repeated by the restart" \
     test "$(mr_count_log 'mod_reap: libreap .* is reap-backed')" = 1
+mr_check "the start-up line says the largest pools come from the walk" \
+    test "$(mr_count_log 'largest pools found by walking every pool')" = 1
+
+# ReapPoolWalk Off: the top list falls back to the pools met through hooks.
+mr_check "graceful restart with ReapPoolWalk Off" mr_restart "ReapPoolWalk Off"
+mr_get "/test?n=100&size=1000&free=100"
+mr_wait_logged
+mr_get /reap-status
+mr_check "ReapPoolWalk Off: JSON says the pools come from hooks" \
+    test "$(mr_count_in_body '"pools_source": "hooks"')" -ge 1 -a \
+         "$(mr_count_in_body '"pools_source": "walk"')" = 0
+mr_check "ReapPoolWalk Off: pchild is still listed" mr_body_has '"tag": "pchild"'
+mr_check "ReapPoolWalk Off: the pool no hook sees is not ($(mr_top_footprints reap-test-keep))" \
+    test -z "$(mr_top_footprints reap-test-keep)"
 mr_check "no child crashed" test "$(mr_count_log 'exit signal')" = 0
 mr_finish

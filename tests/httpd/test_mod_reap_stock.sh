@@ -3,7 +3,9 @@
 # loads, says once that the APR is not reap-backed, ap_pfree() is a no-op
 # (the test module still runs and answers), ReapRequestLimit cannot bite,
 # and the figures pages (reap-status JSON and HTML, /server-status and its
-# ?auto form) answer with the request counts of every child.
+# ?auto form) answer with the request counts of every child.  With no
+# apr_pool_walk and no reaps, the largest-pools list says it has no source
+# ("pools_source": "none") and lists nothing.
 #
 # Run by `make check` from the top build directory (MR_BUILDDIR defaults to
 # the current directory).
@@ -48,6 +50,12 @@ mr_check "JSON: no frees without reaps" \
     test "$(mr_json_total requests frees)" = 0
 mr_check "JSON lists children" \
     mr_body_has '"pid": [0-9]'
+mr_check "JSON: no source of pools on stock APR" \
+    mr_body_has '"pools_source": "none", "pools_seen": 0'
+mr_check "JSON: no pools listed on stock APR" \
+    test "$(printf '%s\n' "$MR_BODY" | grep -c '"top_pools": \[\]')" -ge 1
+mr_check "JSON: no walk on stock APR" \
+    test "$(printf '%s\n' "$MR_BODY" | grep -c '"pools_source": "walk"\|"tag":')" = 0
 
 mr_get /reap-status -X POST
 mr_check "reap-status refuses POST with 405" test "$MR_STATUS" = 405
