@@ -142,6 +142,11 @@ mr_start() {
     for f in $MR_NEED; do
         [ -f "$f" ] || mr_fatal "$f not built"
     done
+    # A server of this script started before and stopped with
+    # mr_stop_server leaves its temporary root: remove it now.
+    if [ -n "$MR_ROOT" ] && [ -z "${MR_ROOT_DIR:-}" ] && [ "${MR_KEEP:-0}" = 0 ]; then
+        rm -rf "$MR_ROOT"
+    fi
     if [ -n "${MR_ROOT_DIR:-}" ]; then
         MR_ROOT=$MR_ROOT_DIR
         rm -rf "$MR_ROOT" && mkdir -p "$MR_ROOT" || mr_fatal "cannot make $MR_ROOT"
@@ -154,8 +159,11 @@ mr_start() {
     mkdir -p "$MR_ROOT/run" "$MR_ROOT/logs" "$MR_ROOT/htdocs"
     echo hello >"$MR_ROOT/htdocs/index.html"
     chmod -R a+rX "$MR_ROOT"
+    # Random first port, so servers of one script (or of scripts started
+    # together) do not all try the same one.
+    base=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
     for try in 1 2 3 4 5 6 7 8; do
-        MR_PORT=$((20000 + ($$ * 7 + try * 977) % 30000))
+        MR_PORT=$((20000 + (base + try * 977) % 30000))
         mr_write_conf
         : >"$MR_ROOT/logs/error.log"
         if mr_env "$MR_APACHE" -d "$MR_ROOT" -f "$MR_ROOT/httpd.conf" \
