@@ -1,4 +1,4 @@
-# loadtest: benchmarks (never run by make check) and, later, the wrk driver.
+# loadtest: benchmarks (never run by make check) and the wrk load test of httpd.
 # reapbench compares reaps with Debian's APR pools and with malloc/free.
 if HAVE_APR
 noinst_PROGRAMS += loadtest/reapbench
@@ -8,3 +8,23 @@ loadtest_reapbench_LDADD = libreap/libreap.la $(APR_LIBS)
 endif
 
 include loadtest/mt/local.mk
+
+# loadtest/wrk: the wrk load test of httpd on stock APR pools against reaps
+# (run.sh, scenario.lua, the bc programs it sends).  The full sweep is run
+# by hand (loadtest/wrk/README.md); `make check` runs its --quick mode,
+# which starts Debian's apache2 with the apxs-built mod_reap and mod_bc, and
+# writes its results under loadtest/wrk-check/ of the build tree.
+WRK_FILES = loadtest/wrk/run.sh loadtest/wrk/scenario.lua \
+	loadtest/wrk/quick-test.sh loadtest/wrk/README.md \
+	loadtest/wrk/programs/small.expr loadtest/wrk/programs/medium.bc \
+	loadtest/wrk/programs/bad-syntax.bc loadtest/wrk/programs/bad-runtime.bc \
+	loadtest/wrk/programs/bad-depth.bc loadtest/wrk/programs/bad-output.bc \
+	loadtest/wrk/programs/bad-memory.bc loadtest/wrk/programs/bad-time.bc
+EXTRA_DIST += $(WRK_FILES)
+if HAVE_APXS
+TESTS += loadtest/wrk/quick-test.sh
+endif
+clean-local: clean-loadtest-wrk
+clean-loadtest-wrk:
+	rm -rf loadtest/wrk-check
+.PHONY: clean-loadtest-wrk
