@@ -28,3 +28,15 @@ clean-local: clean-loadtest-wrk
 clean-loadtest-wrk:
 	rm -rf loadtest/wrk-check
 .PHONY: clean-loadtest-wrk
+
+# loadtest/soak: the soak test (soak.sh, soak.lua): apache2 with mod_reap
+# and mod_bc under wrk with valid and hostile bc programs and truncated
+# requests; it fails on a crash, a wrong answer or status, or RSS growing
+# from the second to the last third of the run.  `make check` runs
+# check.sh (SOAK_SECONDS [120]), results under loadtest/results/ of the
+# build tree; the 300 s run for the README is loadtest/soak/soak.sh BUILD_DIR.
+SOAK_FILES = loadtest/soak/soak.sh loadtest/soak/soak.lua loadtest/soak/check.sh
+EXTRA_DIST += $(SOAK_FILES)
+if HAVE_APXS
+TESTS += loadtest/soak/check.sh
+endif
