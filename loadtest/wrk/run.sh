@@ -482,10 +482,11 @@ one_run() {
     export WRK_PLAN=$WORK/plan-$s
     export WRK_CHECK=1
     [ "$s" = static ] && [ "$QUICK" = 0 ] && WRK_CHECK=0
-    wrk -t "$wt" -c "$t" -d "${WARMUP}s" --timeout 10s -s "$here/scenario.lua" "$url" \
-        >"$RUN/warmup.out" 2>&1
+    # The idle child: started, one request served (mr_start's probe).
     status_of $pids
     idle_rss=$S_RSS
+    wrk -t "$wt" -c "$t" -d "${WARMUP}s" --timeout 10s -s "$here/scenario.lua" "$url" \
+        >"$RUN/warmup.out" 2>&1
     first=$(($(wc -l <"$MR_ROOT/logs/access.log") + 1))
     rss_sampler "$RUN/stop" "$RUN/rssmax" $pids &
     sampler=$!
@@ -679,13 +680,15 @@ END {
 ratio_lines() {
     awk -F, '
     NR == 1 { next }
-    { rps[$1, $2, $3] = $5; rss[$1, $2, $3] = $15; th[$3] = 1; sc[$1] = 1 }
+    { rps[$1, $2, $3] = $5; rss[$1, $2, $3] = $15; th[$3] = 1; sc[$1] = 1
+      grow[$1, $2, $3] = $15 - $19 }
     function line(label, s, a, b, what, target,   t, out, any) {
         out = ""; any = 0
         for (t = 1; t <= 64; t *= 2) {
             if (!((s, a, t) in rps) || !((s, b, t) in rps)) continue
-            x = what == "rps" ? (rps[s, b, t] > 0 ? rps[s, a, t] / rps[s, b, t] : 0) \
-                              : (rss[s, b, t] > 0 ? rss[s, a, t] / rss[s, b, t] : 0)
+            if (what == "rps") x = rps[s, b, t] > 0 ? rps[s, a, t] / rps[s, b, t] : 0
+            else if (what == "rss") x = rss[s, b, t] > 0 ? rss[s, a, t] / rss[s, b, t] : 0
+            else x = grow[s, b, t] > 0 ? grow[s, a, t] / grow[s, b, t] : 0
             out = out sprintf(" t%d=%.3f", t, x); any = 1
         }
         if (any) printf "- %s (target %s):%s\n", label, target, out
@@ -695,6 +698,7 @@ ratio_lines() {
         line("static: req/s reap-malloc / stock", "static", "reap-malloc", "stock", "rps", "none, for information")
         line("bc medium: req/s reap (BcPfree On) / stock", "medium", "reap", "stock", "rps", ">= 1.0")
         line("bc medium: peak child RSS reap-off / reap (Off / On)", "medium", "reap-off", "reap", "rss", ">= 5")
+        line("bc medium: child RSS growth over the idle child (peak - idle) reap-off / reap", "medium", "reap-off", "reap", "grow", "none, for information: the memory requests took, without the ~5 MB of code and libraries every child maps")
         line("bc mix: peak child RSS reap-off / reap (Off / On)", "mix", "reap-off", "reap", "rss", "none, for information")
     }' "$SUMMARY"
 }
