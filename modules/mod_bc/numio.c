@@ -178,6 +178,9 @@ static void print_int_part(bc_ctx *c, bc_num *ip, unsigned long obase)
     unsigned long *dig = bc_alloc(c, cap * sizeof *dig);
     bc_num *ob = bc_num_from_uint(c, obase);
     while (ip->len) {
+        /* Each digit costs a pass over the whole number: a huge one in a
+         * small base takes quadratic time, so the clock is read per digit. */
+        bc_check_time(c);
         if (obase < BC_BASE) {
             dig[nd++] = bc_mag_div_small(ip->d, ip->d, ip->len, (bc_limb)obase);
             ip->len = bc_mag_norm(ip->d, ip->len);
@@ -211,6 +214,7 @@ static void print_frac_part(bc_ctx *c, bc_num *fp, unsigned long obase)
     int space = 0;
     bc_out_char(c, '.');
     while (bc_num_length(c, t) <= sc) {
+        bc_check_time(c); /* one multiplication of the whole fraction a digit */
         bc_num *m = bc_num_mul(c, fp, ob, sc);
         bc_num *ip = bc_num_copy(c, m);
         bc_num_truncate(ip, 0);

@@ -26,6 +26,13 @@ expect "14 15" "out of memory\|time limit" '10^(10^9)' --memory-limit=64M --time
 expect 15 "time limit" '10^(10^9)' --time-limit=1
 expect "14 15" "time limit\|out of memory" 'scale=10^9; 1/3' --time-limit=1 --memory-limit=1G
 expect 14 "out of memory" 'scale=10^9; 1/3' --memory-limit=16M --time-limit=20
+# Printing in a small or huge obase costs a pass over the number per
+# digit: the time limit must hold there too (found by fuzz/fuzz_bc).
+expect 15 "time limit" 'obase=9
+2^(2^20)' --time-limit=1 --memory-limit=32M
+expect 15 "time limit" 'obase=1000000
+scale=1000000
+1/3' --time-limit=1 --memory-limit=32M --max-output=64K
 expect 15 "time limit" 'while(1){}' --time-limit=1
 expect 15 "time limit" 'for(;;) x += 1' --time-limit=1
 expect 17 "recursion too deep" 'define f(x) { return f(x+1) }
