@@ -8,6 +8,7 @@ noinst_LTLIBRARIES += libreap/libreap_core.la
 libreap_libreap_core_la_SOURCES = \
 	libreap/include/reap.h \
 	libreap/src/internal.h \
+	libreap/src/annotate.h \
 	libreap/src/base.h \
 	libreap/src/env.h \
 	libreap/src/env.c \
@@ -18,7 +19,7 @@ libreap_libreap_core_la_SOURCES = \
 	libreap/src/leaheap.c \
 	libreap/src/stats.c \
 	$(RP_BASE_SOURCES)
-libreap_libreap_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+libreap_libreap_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(REAP_LIB_SAN_CFLAGS)
 
 lib_LTLIBRARIES += libreap/libreap.la
 libreap_libreap_la_SOURCES =

@@ -2,7 +2,7 @@
 # libreap_core.la) and integration tests (public API only, libreap.la).
 if HAVE_CMOCKA
 UNIT_LDADD = libreap/libreap_core.la $(CMOCKA_LIBS)
-UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/libreap/src
+UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/libreap/src $(REAP_LIB_SAN_CFLAGS)
 
 REAP_TESTS = tests/unit/test_leaheap tests/unit/test_region \
 	tests/unit/test_reap tests/unit/test_alloc tests/unit/test_stats \

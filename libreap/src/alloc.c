@@ -12,6 +12,11 @@
  * gives the block back to the frontier when it borders it, parks a small
  * block on its quick list, or frees it onto the bins.  Objects above the
  * large threshold go to region.c's large objects.
+ *
+ * In ASan and Valgrind builds (annotate.h) each public call first asks
+ * RP_ANNOTATED() and, when annotating, takes an ann_* function below that
+ * runs the plain path and then tells the tool what the program may touch;
+ * in normal builds that test is a constant 0 and compiles away.
  */
 #include <string.h>
 
@@ -84,7 +89,7 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
     return b ? handed_out(r, b, rp_bsize(b)) : NULL;
 }
 
-void *reap_malloc(reap_t *r, size_t n)
+static inline void *malloc_plain(reap_t *r, size_t n)
 {
     if (RP_LIKELY(r != NULL && n <= r->bump_max)) {
         size_t csz = rp_request2size(n);
@@ -111,6 +116,15 @@ void *reap_malloc(reap_t *r, size_t n)
     return alloc_slow(r, n);
 }
 
+static RP_NOINLINE void *ann_malloc(reap_t *r, size_t n);
+
+void *reap_malloc(reap_t *r, size_t n)
+{
+    if (RP_ANNOTATED())
+        return ann_malloc(r, n);
+    return malloc_plain(r, n);
+}
+
 void *reap_calloc(reap_t *r, size_t n, size_t size)
 {
     size_t total;
@@ -130,7 +144,7 @@ void *reap_calloc(reap_t *r, size_t n, size_t size)
 static void *aligned_small(reap_t *r, size_t alignment, size_t n)
 {
     size_t csz = rp_request2size(n);
-    char *p = reap_malloc(r, csz + alignment + RP_MIN_BLOCK);
+    char *p = malloc_plain(r, csz + alignment + RP_MIN_BLOCK);
     if (!p)
         return NULL;
     rp_block_t *b = rp_mem2b(p);
@@ -150,15 +164,10 @@ static void *aligned_small(reap_t *r, size_t alignment, size_t n)
     return rp_b2mem(b);
 }
 
-void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t n)
+static void *aligned_plain(reap_t *r, size_t alignment, size_t n)
 {
-    check_reap(r, NULL);
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
-        errno = EINVAL;
-        return NULL;
-    }
     if (alignment <= RP_GRAIN)
-        return reap_malloc(r, n);
+        return malloc_plain(r, n);
     if (n >= RP_MAX_REQUEST || alignment >= RP_MAX_REQUEST)
         return NULL;
     /* aligned_small() asks for the object plus alignment slack: route by
@@ -170,6 +179,20 @@ void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t n)
         return p;
     }
     return aligned_small(r, alignment, n);
+}
+
+static void *ann_aligned(reap_t *r, size_t alignment, size_t n);
+
+void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t n)
+{
+    check_reap(r, NULL);
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (RP_ANNOTATED())
+        return ann_aligned(r, alignment, n);
+    return aligned_plain(r, alignment, n);
 }
 
 /* ---- free ---------------------------------------------------------------------- */
@@ -215,11 +238,8 @@ static RP_NOINLINE void free_slow(reap_t *r, void *p)
     free_block(r, b, b->head);
 }
 
-void reap_free(reap_t *r, void *p)
+static inline void free_plain(reap_t *r, void *p)
 {
-    if (p == NULL)
-        return;
-    check_reap(r, p);
     size_t h = rp_mem2b(p)->head;
     const size_t checked = RP_TAG_MASK | RP_CINUSE | RP_QUICK | RP_LARGE | RP_FENCE;
     if (RP_LIKELY((h & checked) == (r->head_bits & (RP_TAG_MASK | RP_CINUSE)) &&
@@ -229,14 +249,40 @@ void reap_free(reap_t *r, void *p)
         free_slow(r, p);
 }
 
+static void ann_free(reap_t *r, void *p);
+
+void reap_free(reap_t *r, void *p)
+{
+    if (p == NULL)
+        return;
+    check_reap(r, p);
+    if (RP_ANNOTATED()) {
+        ann_free(r, p);
+        return;
+    }
+    free_plain(r, p);
+}
+
+/* Bytes from p to the end of its block: what the program may use. */
+static size_t block_usable(const rp_block_t *b)
+{
+    if (b->head & RP_LARGE)
+        return rp_large_usable(b);
+    return rp_bsize(b) - RP_HEADER;
+}
+
 size_t reap_usable_size(const void *p)
 {
     if (p == NULL)
         return 0;
-    const rp_block_t *b = rp_mem2b(p);
-    if (b->head & RP_LARGE)
-        return rp_large_usable(b);
-    return rp_bsize(b) - RP_HEADER;
+    if (RP_ANNOTATED()) { /* the caller may use them all now: open them */
+        rp_ann_quiet_begin();
+        size_t span = block_usable(rp_mem2b(p));
+        rp_ann_quiet_end();
+        rp_ann_open(p, rp_ann_accessible(p, span), span);
+        return span;
+    }
+    return block_usable(rp_mem2b(p));
 }
 
 /* ---- realloc --------------------------------------------------------------------- */
@@ -268,19 +314,28 @@ static bool resize_in_place(reap_t *r, rp_block_t *b, size_t csz)
     return true;
 }
 
-static void *realloc_large(reap_t *r, void *p, rp_block_t *b, size_t n)
+/* Can p (block b) hold n bytes where it is?  Resizes a small block. */
+static bool realloc_in_place(reap_t *r, rp_block_t *b, size_t n)
 {
-    size_t usable = rp_large_usable(b);
-    if (n <= usable && n > rp_opt.large_threshold / 2)
-        return p; /* still worth its own block; shrinking it would copy */
+    if (b->head & RP_LARGE) /* still worth its own block; shrinking it would copy */
+        return n <= rp_large_usable(b) && n > rp_opt.large_threshold / 2;
+    return n <= rp_opt.large_threshold && resize_in_place(r, b, rp_request2size(n));
+}
+
+/* Move p, of which old bytes are the program's, to a new object of n. */
+static void *realloc_move(reap_t *r, void *p, size_t n, size_t old)
+{
     void *q = reap_malloc(r, n);
     if (!q)
         return NULL;
-    memcpy(q, p, n < usable ? n : usable);
-    r->frees++;
-    rp_large_free(r, b);
+    memcpy(q, p, n < old ? n : old);
+    reap_free(r, p);
     return q;
 }
+
+#define REALLOC_FOREIGN "realloc of a pointer this reap did not hand out:"
+
+static void *ann_realloc(reap_t *r, void *p, size_t n);
 
 void *reap_realloc(reap_t *r, void *p, size_t n)
 {
@@ -291,16 +346,78 @@ void *reap_realloc(reap_t *r, void *p, size_t n)
         reap_free(r, p);
         return NULL;
     }
-    rp_block_t *b = checked_block(r, p, "realloc of a pointer this reap did not hand out:");
-    if (b->head & RP_LARGE)
-        return realloc_large(r, p, b, n);
-    if (n <= rp_opt.large_threshold && resize_in_place(r, b, rp_request2size(n)))
+    if (RP_ANNOTATED())
+        return ann_realloc(r, p, n);
+    rp_block_t *b = checked_block(r, p, REALLOC_FOREIGN);
+    if (realloc_in_place(r, b, n))
         return p;
-    void *q = reap_malloc(r, n);
-    if (!q)
-        return NULL;
-    size_t old = rp_bsize(b) - RP_HEADER;
-    memcpy(q, p, n < old ? n : old);
-    reap_free(r, p);
-    return q;
+    return realloc_move(r, p, n, block_usable(b));
 }
+
+/* ---- annotated paths (ASan, Valgrind: annotate.h) ---------------------------------- */
+
+#if RP_ANNOTATE
+
+static RP_NOINLINE void *ann_malloc(reap_t *r, size_t n)
+{
+    rp_ann_quiet_begin();
+    void *p = malloc_plain(r, n);
+    rp_ann_quiet_end();
+    if (p)
+        rp_ann_object(r, p, n);
+    return p;
+}
+
+static void *ann_aligned(reap_t *r, size_t alignment, size_t n)
+{
+    rp_ann_quiet_begin();
+    void *p = aligned_plain(r, alignment, n);
+    rp_ann_quiet_end();
+    if (p)
+        rp_ann_object(r, p, n);
+    return p;
+}
+
+/* The object is poisoned before the plain free, which may give a large
+ * object's memory back to the system; only when its header is sound, as
+ * a wild pointer's "size" could be anything. */
+static void ann_free(reap_t *r, void *p)
+{
+    rp_ann_quiet_begin();
+    size_t h = rp_mem2b(p)->head;
+    bool live = (uintptr_t)p % RP_GRAIN == 0 && (h >> RP_TAG_SHIFT) == r->tag &&
+                (h & (RP_CINUSE | RP_QUICK | RP_FENCE)) == RP_CINUSE;
+    size_t span = live ? block_usable(rp_mem2b(p)) : 0;
+    rp_ann_quiet_end();
+    if (live) /* else free_plain reports the misuse */
+        rp_ann_object_free(r, p, span);
+    rp_ann_quiet_begin();
+    free_plain(r, p);
+    rp_ann_quiet_end();
+}
+
+static void *ann_realloc(reap_t *r, void *p, size_t n)
+{
+    rp_ann_quiet_begin();
+    rp_block_t *b = checked_block(r, p, REALLOC_FOREIGN);
+    size_t before = block_usable(b);
+    rp_ann_quiet_end();
+    size_t old = rp_ann_accessible(p, before);
+    rp_ann_quiet_begin();
+    bool kept = realloc_in_place(r, b, n);
+    size_t after = block_usable(b);
+    rp_ann_quiet_end();
+    if (!kept)
+        return realloc_move(r, p, n, old);
+    rp_ann_object_resize(r, p, old, before > after ? before : after, n);
+    return p;
+}
+
+#else /* never called: RP_ANNOTATED() is 0 */
+
+static void *ann_malloc(reap_t *r, size_t n) { return malloc_plain(r, n); }
+static void *ann_aligned(reap_t *r, size_t alignment, size_t n) { return aligned_plain(r, alignment, n); }
+static void ann_free(reap_t *r, void *p) { free_plain(r, p); }
+static void *ann_realloc(reap_t *r, void *p, size_t n) { return reap_realloc(r, p, n); }
+
+#endif

@@ -68,6 +68,8 @@ static const bool config_debug = false;
 #define RP_NOINLINE __attribute__((noinline))
 #define RP_COLD __attribute__((cold, noinline))
 
+#include "annotate.h" /* ASan/Valgrind annotations; nothing in normal builds */
+
 /* ---- blocks ------------------------------------------------------------- */
 
 #define RP_GRAIN 16u                /* alignment and size granule */

@@ -11,6 +11,11 @@
  * rp_opt.large_threshold get a base block each, on a list for clear/destroy.
  * Every byte taken from or given back to the base allocator is charged or
  * uncharged here, which is where footprint limits bite.
+ *
+ * Annotations (annotate.h): an arena is poisoned when the frontier enters
+ * it, since nothing there is the program's until alloc.c hands it out; so is
+ * a large object's whole base block.  Each reap is a Valgrind memory pool
+ * from rp_region_init() to rp_region_release_all(), which frees its objects.
  */
 #include <string.h>
 
@@ -38,6 +43,7 @@ static void set_frontier(reap_t *r, rp_chunk_t *c)
     r->chunk = c;
     r->bump = rp_chunk_arena(r, c);
     r->bump_end = (char *)c + c->size - RP_FENCE_ROOM;
+    rp_ann_noaccess(r->bump, (size_t)((char *)c + c->size - r->bump));
 }
 
 void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size)
@@ -45,6 +51,7 @@ void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size)
     first->older = first->newer = NULL;
     first->size = first_size;
     r->first = first;
+    rp_ann_pool_create(r);
     set_frontier(r, first);
     r->next_chunk_size = first_size * 2 < rp_opt.max_chunk ? first_size * 2 : rp_opt.max_chunk;
 }
@@ -58,6 +65,7 @@ static void heap_create(reap_t *r)
     r->bump += csz;
     b->head = csz | r->head_bits;
     r->heap = rp_b2mem(b);
+    rp_ann_metadata(r->heap, sizeof(rp_heap_t));
     memset(r->heap, 0, sizeof(rp_heap_t));
 }
 
@@ -169,6 +177,7 @@ static rp_block_t *side_block(reap_t *r, size_t csz)
         c->older->newer = c;
     cur->older = c;
     rp_block_t *b = (rp_block_t *)rp_chunk_arena(r, c);
+    rp_ann_noaccess(b, (size_t)((char *)c + size - (char *)b));
     b->head = csz | r->head_bits;
     retire(r, c, (char *)b + csz, (char *)c + size - RP_FENCE_ROOM, false);
     return b;
@@ -231,6 +240,7 @@ void *rp_large_alloc(reap_t *r, size_t n, size_t alignment)
     r->large = lg;
     b->head = usable | RP_LARGE | RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
     r->live_bytes += size;
+    rp_ann_noaccess(base, size); /* alloc.c opens the object itself */
     return (void *)mem;
 }
 
@@ -272,6 +282,8 @@ static void release_large(reap_t *r)
 
 void rp_region_release_all(reap_t *r)
 {
+    rp_ann_pool_destroy(r);
+    rp_ann_quiet_begin();
     release_large(r);
     rp_chunk_t *c = r->chunk;
     while (c) { /* side chunks may lie behind the first one */
@@ -282,6 +294,7 @@ void rp_region_release_all(reap_t *r)
     }
     r->chunk = r->first;
     r->first->newer = r->first->older = NULL;
+    rp_ann_quiet_end();
 }
 
 void rp_region_reset(reap_t *r)

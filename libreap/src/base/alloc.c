@@ -11,6 +11,11 @@
  * allocate (it can run inside a program's first malloc) and registers the
  * pthread_atfork handlers that keep every allocator lock consistent
  * across fork().
+ *
+ * In ASan and Valgrind builds (../annotate.h) a block given to a reap is
+ * open to the program and one it gives back is poisoned, so a use after
+ * reap_destroy is reported; the allocator's own walks of its free lists
+ * run quiet.
  */
 #include <errno.h>
 #include <sched.h>
@@ -21,6 +26,7 @@
 
 #include "../base.h"
 #include "hoard.h"
+#include "../annotate.h" /* after hoard.h: config.h says REAP_VALGRIND */
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -238,7 +244,7 @@ void rp_hoard_trim(void)
 
 /* ---- base.h: the interface reaps use ------------------------------------------------ */
 
-void *rp_base_alloc(size_t size)
+static void *base_alloc_plain(size_t size)
 {
     rp_hd_init();
     if (size <= rp_hd_sc_max())
@@ -250,13 +256,30 @@ void *rp_base_alloc(size_t size)
     return p;
 }
 
-void rp_base_free(void *p, size_t size)
+void *rp_base_alloc(size_t size)
 {
-    (void)size; /* the header knows the size */
-    rp_hoard_free(p);
+    rp_ann_quiet_begin();
+    void *p = base_alloc_plain(size);
+    rp_ann_quiet_end();
+    if (RP_ANNOTATE && p)
+        rp_ann_undefined(p, rp_base_usable(size));
+    return p;
 }
 
-void rp_base_trim(void) { rp_hoard_trim(); }
+void rp_base_free(void *p, size_t size)
+{
+    rp_ann_noaccess(p, rp_base_usable(size));
+    rp_ann_quiet_begin();
+    rp_hoard_free(p); /* the header knows the size */
+    rp_ann_quiet_end();
+}
+
+void rp_base_trim(void)
+{
+    rp_ann_quiet_begin();
+    rp_hoard_trim();
+    rp_ann_quiet_end();
+}
 
 size_t rp_base_usable(size_t size)
 {

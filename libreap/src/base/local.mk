@@ -30,7 +30,7 @@ HOARD_TLS_CFLAGS := $(shell $(CC) -mtls-dialect=gnu2 -fPIC -S -o /dev/null -x c 
 
 noinst_LTLIBRARIES += libreap/libreap_hoard.la
 libreap_libreap_hoard_la_SOURCES = $(RP_HOARD_SOURCES) libreap/src/env.h libreap/src/env.c
-libreap_libreap_hoard_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(HOARD_TLS_CFLAGS)
+libreap_libreap_hoard_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(HOARD_TLS_CFLAGS) $(REAP_LIB_SAN_CFLAGS)
 
 # Drop-in malloc for LD_PRELOAD: exports only the C allocation functions.
 lib_LTLIBRARIES += libreap/libreap-malloc.la

@@ -6,13 +6,17 @@
  * touched, so they cost no RSS until used.  rp_hd_os_unmap() gives any
  * page-aligned part of a mapping back.  Both keep the mapping counters of
  * rp_hd_cnt (stats.c).  Alignment is obtained by mapping align - page bytes
- * more and unmapping the ragged ends.
+ * more and unmapping the ragged ends.  Under ASan a mapping is unpoisoned
+ * when made and before it goes back: blocks freed to reaps' base allocator
+ * are poisoned (../annotate.h), and the kernel may hand the same addresses
+ * to anyone next.
  */
 #include <errno.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "hoard.h"
+#include "../annotate.h" /* after hoard.h: config.h says REAP_VALGRIND */
 
 static size_t page_size;
 
@@ -53,11 +57,17 @@ void *rp_hd_os_map(size_t len, size_t align)
     if (q + len < p + len + extra)
         munmap(q + len, (size_t)(p + len + extra - (q + len)));
     count_map(len);
+#ifdef RP_ASAN
+    rp_ann_undefined(q, len);
+#endif
     return q;
 }
 
 void rp_hd_os_unmap(void *p, size_t len)
 {
+#ifdef RP_ASAN
+    rp_ann_undefined(p, len);
+#endif
     munmap(p, len);
     atomic_fetch_sub_explicit(&rp_hd_cnt.mapped, len, memory_order_relaxed);
     atomic_fetch_add_explicit(&rp_hd_cnt.unmaps, 1, memory_order_relaxed);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "hoard.h"
+#include "../annotate.h" /* after hoard.h: config.h says REAP_VALGRIND */
 
 __thread rp_hd_tcache_t *rp_hd_tls;
 
@@ -85,7 +86,9 @@ static void thread_exit(void *arg)
 {
     rp_hd_tcache_t *tc = arg;
     rp_hd_tls = &dead; /* frees from later destructors go the locked way */
+    rp_ann_quiet_begin(); /* walks links inside blocks reaps gave back */
     rp_hd_tcache_flush_all(tc);
+    rp_ann_quiet_end();
     pthread_mutex_lock(&pool_lock);
     tc->heap->nthreads--;
     tc->next = pool;

@@ -1,0 +1,129 @@
+#!/bin/sh
+# run-all.sh - the whole unit and integration suite under each checking tool.
+#
+#   tests/sanitize/run-all.sh [SRCDIR]        (or `make check-sanitizers')
+#
+# For each configuration in $SANITIZE_CONFIGS (default "asan tsan valgrind")
+# it configures an out-of-tree build in $SANITIZE_BUILDS-<config> (default
+# /tmp/reap-san-<config>), builds it with make -j$JOBS (default 2) and runs
+# `make check':
+#   asan      --enable-sanitizers=address,undefined: ASan + UBSan, reap
+#             objects poisoned (libreap/src/annotate.h), tests/sanitize/misuse
+#   tsan      --enable-sanitizers=thread
+#   valgrind  --enable-valgrind: make check natively, the misuse cases
+#             under memcheck, then the
+#             libreap unit and integration tests (VALGRIND_TESTS) each run
+#             under `valgrind --error-exitcode=99' through the test harness
+# Tests that cannot apply under a sanitizer are left out by name (EXCLUDE
+# below, with the reason): everything that runs Debian's httpd or apxs
+# modules, the reap-backed APR, or preloads libreap-malloc.so into programs
+# not built with the sanitizer runtime.  It prints, per configuration, the
+# tests that passed and failed and the time taken, and exits non-zero if
+# any test failed.  An existing build directory is reused (make only
+# rebuilds what changed); remove it to reconfigure.
+set -u
+src=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
+base=${SANITIZE_BUILDS:-/tmp/reap-san}
+jobs=${JOBS:-2}
+configs=${SANITIZE_CONFIGS:-asan tsan valgrind}
+
+# name pattern (grep -E) -> why it cannot run under a sanitizer
+EXCLUDE='^tests/(apr|httpd)/|^tests/bc/test_mod_bc|^tests/base/(preload|dlopen)\.sh$|^loadtest/(wrk|soak)/'
+# httpd/apxs (tests/httpd, test_mod_bc.sh, loadtest/wrk, loadtest/soak):
+#   Debian's httpd and the modules apxs builds do not load the sanitizer
+#   runtime (it must come first in the process), and they need the
+#   reap-backed APR;
+# tests/apr: needs the reap-backed APR built by apr-patch/build-apr.sh
+#   against an installed libreap;
+# preload.sh/dlopen.sh: LD_PRELOAD libreap-malloc.so into system programs
+#   and dlopen of libreap.so from an unsanitized probe.
+# Programs `make check' would build only for those (and apr-patch/pool_bench,
+# which needs the reap-backed APR's headers) are not built:
+EXCLUDE_PROGRAMS='^tests/apr/|^apr-patch/'
+
+# Under valgrind: the libreap tests that use only what the program may
+# touch.  test_leaheap and test_region read block headers of freed and
+# large objects themselves (white-box checks), which the annotations hide
+# from the program on purpose, so memcheck rightly reports those reads.
+VALGRIND_TESTS='tests/unit/test_reap tests/unit/test_alloc tests/unit/test_stats
+tests/integration/test_api tests/integration/test_model
+tests/integration/test_misuse tests/integration/test_walk tests/bc/test_api'
+
+status=0
+summary=$(mktemp "${TMPDIR:-/tmp}/reap-san-summary.XXXXXX")
+trap 'rm -f "$summary"' EXIT
+
+# Prints "PASS name" / "FAIL name" ... for the .trs files of the tests run.
+results() {
+    for t in $1; do
+        trs=$t.trs
+        [ -f "$trs" ] || { echo "MISSING $t"; continue; }
+        echo "$(sed -n 's/^:test-result: //p' "$trs" | sort -u | tr '\n' ' ' | sed 's/ $//') $t"
+    done
+}
+
+report() { # config, seconds, tests run
+    name=$1 secs=$2 tests=$3
+    res=$(results "$tests")
+    pass=$(echo "$res" | grep -c '^PASS ')
+    skip=$(echo "$res" | grep -c '^SKIP ')
+    total=$(echo "$tests" | wc -w)
+    fail=$((total - pass - skip))
+    echo "== $name: $pass passed, $fail failed, $skip skipped of $total tests in ${secs}s" | tee -a "$summary"
+    echo "$res" | grep -v '^PASS ' | sed 's/^/   /' | tee -a "$summary"
+    [ "$fail" -eq 0 ] || status=1
+}
+
+for cfg in $configs; do
+    case $cfg in
+    asan) opts=--enable-sanitizers=address,undefined ;;
+    tsan) opts=--enable-sanitizers=thread ;;
+    valgrind) opts=--enable-valgrind ;;
+    *) echo "run-all.sh: unknown configuration '$cfg'" >&2; exit 2 ;;
+    esac
+    dir=$base-$cfg
+    mkdir -p "$dir"
+    cd "$dir" || exit 2
+    start=$(date +%s)
+    echo "== $cfg: $dir ($opts)"
+    if [ ! -f Makefile ]; then
+        "$src/configure" --prefix="$dir/install" $opts >configure.log 2>&1 ||
+            { echo "   configure failed: $dir/configure.log" | tee -a "$summary"; status=1; continue; }
+    fi
+    make -j"$jobs" >make.log 2>&1 ||
+        { echo "== $cfg: build failed: $dir/make.log" | tee -a "$summary"; status=1; continue; }
+    tests=$(make -s print-tests | tr ' ' '\n' | grep -v '^$' | grep -Ev "$EXCLUDE" | tr '\n' ' ')
+    excluded=$(make -s print-tests | tr ' ' '\n' | grep -Ev '^$' | grep -E "$EXCLUDE" | tr '\n' ' ')
+    progs=$(make -s print-check-programs | tr ' ' '\n' | grep -v '^$' | grep -Ev "$EXCLUDE_PROGRAMS" | tr '\n' ' ')
+    make -k -j"$jobs" $progs >>make.log 2>&1 ||
+        echo "   some test programs did not build: $dir/make.log" | tee -a "$summary"
+    [ -n "$excluded" ] && echo "   not run under $cfg: $excluded" | tee -a "$summary"
+    case $cfg in
+    valgrind)
+        # the suite natively (client requests compiled in, not under the
+        # tool), then the misuse cases and the subset under memcheck
+        make -k -j"$jobs" check check_PROGRAMS="$progs" TESTS="$tests" >check-native.log 2>&1
+        report "$cfg (native run of the annotated build)" $(($(date +%s) - start)) "$tests"
+        start=$(date +%s)
+        make -k -j"$jobs" check check_PROGRAMS="$progs" TESTS=tests/sanitize/misuse.sh >check.log 2>&1
+        vg="$(command -v valgrind) -q --error-exitcode=99 --leak-check=no"
+        make -k -j"$jobs" check check_PROGRAMS="$progs" TESTS="$VALGRIND_TESTS" LOG_COMPILER="$dir/libtool" \
+            LOG_FLAGS="--mode=execute $vg" >>check.log 2>&1
+        tests="tests/sanitize/misuse.sh $(echo $VALGRIND_TESTS)"
+        ;;
+    asan)
+        ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:${ASAN_OPTIONS:-}" \
+        UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS:-}" \
+            make -k -j"$jobs" check check_PROGRAMS="$progs" TESTS="$tests" >check.log 2>&1
+        ;;
+    tsan)
+        TSAN_OPTIONS="halt_on_error=1:${TSAN_OPTIONS:-}" \
+            make -k -j"$jobs" check check_PROGRAMS="$progs" TESTS="$tests" >check.log 2>&1
+        ;;
+    esac
+    report "$cfg" $(($(date +%s) - start)) "$tests"
+done
+echo
+echo "== summary"
+cat "$summary"
+exit $status
