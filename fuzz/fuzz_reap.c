@@ -1,0 +1,624 @@
+/*
+ * fuzz_reap.c - libFuzzer target: random sequences of reap operations
+ * checked against a shadow model.
+ *
+ * The input decodes (fuzz_input.h) into up to a few thousand operations on
+ * at most MAX_REAPS nested reaps and MAX_OBJS live objects: create (with or
+ * without a parent and a user area), malloc, calloc, realloc and
+ * aligned_alloc of sizes from 0 bytes through the 64 KiB large-object
+ * threshold to 1 MiB and beyond any possible size, free, clear, destroy,
+ * set a limit, and two kinds of misuse (freeing into the wrong reap, freeing
+ * twice) that libreap must report through its misuse handler.  The model
+ * remembers every live object, its reap and a pattern written over its whole
+ * usable size; patterns are verified before every free and realloc and
+ * before the reap holding them is cleared or destroyed, so any overlap of
+ * two objects, or of an object with libreap's own headers, shows up as a
+ * changed byte.  After every operation each live reap's figures are checked
+ * against the model: live_objects exactly, live_bytes against the blocks'
+ * sizes, and footprints against limits.  At the end every reap is
+ * destroyed and the base allocator must hold no more in use than before the
+ * input (no leak).  Any disagreement aborts, which libFuzzer reports as a
+ * crash.  Built with ASan and UBSan, libreap's own code is instrumented too
+ * (its sources are compiled into the target).
+ */
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_input.h"
+#include "reap.h"
+
+#define MAX_REAPS 8
+#define MAX_OBJS 256
+#define MAX_CREATES 64            /* per input: reap tags stay distinct */
+#define MEM_CAP (48u << 20)       /* model bytes live at once, all reaps */
+#define LARGE_THRESHOLD (64u << 10) /* libreap's default (REAP_LARGE_THRESHOLD) */
+/* FUZZ_ANNOTATED=1 when libreap itself is built with ASan (fuzz/local.mk,
+ * FUZZ_REAP_ASAN=yes): its objects are then poisoned and unpoisoned
+ * (libreap/src/annotate.h) and its usable size is the size asked for, so a
+ * small block may exceed what the model sees by one 16-byte granule (a
+ * split leaves no rest below 32 bytes); otherwise a block is usable + 8. */
+#ifndef FUZZ_STRICT
+#define FUZZ_STRICT 0
+#endif
+#ifndef FUZZ_ANNOTATED
+#define FUZZ_ANNOTATED 0
+#endif
+#define HUGE_SIZE ((size_t)1 << 40) /* at or above: NULL is the right answer */
+
+typedef struct m_reap {
+    reap_t *r;          /* NULL: slot free */
+    int parent;         /* slot of the parent, -1 for a top-level reap */
+    size_t user_size;   /* bytes of user area, patterned with user_seed */
+    uint64_t user_seed;
+    size_t limit;       /* 0: none set on this reap */
+    uint64_t cap;       /* max(limit, tree footprint when it was set) */
+} m_reap;
+
+typedef struct m_obj {
+    unsigned char *p;   /* NULL: slot free */
+    size_t size;        /* bytes asked for */
+    size_t usable;      /* reap_usable_size() when handed out */
+    int reap;           /* slot of its reap */
+    uint64_t seed;      /* its pattern */
+    bool exact;         /* surely a small block: live_bytes counts usable + 8 */
+} m_obj;
+
+static m_reap reaps[MAX_REAPS];
+static m_obj objs[MAX_OBJS];
+static size_t model_bytes;
+static uint64_t seed_counter;
+static int creates;
+
+/* FUZZ_TRACE=1 in the environment prints each operation: for reading a
+ * reproducer as a program. */
+static int trace;
+#define TRACE(...) (trace ? fprintf(stderr, __VA_ARGS__) : 0)
+
+static void fail(const char *what, size_t a, size_t b)
+{
+    fprintf(stderr, "fuzz_reap: %s (%zu, %zu)\n", what, a, b);
+    abort();
+}
+
+/* ---- misuse reports ------------------------------------------------------ */
+
+static jmp_buf misuse_jmp;
+static volatile int misuse_armed;
+
+static void on_misuse(const char *msg, const reap_t *r, const void *p)
+{
+    if (misuse_armed) {
+        misuse_armed = 0;
+        longjmp(misuse_jmp, 1);
+    }
+    fprintf(stderr, "fuzz_reap: unexpected misuse report: %s %p (reap %p)\n",
+            msg, p, (const void *)r);
+    abort();
+}
+
+/* ---- patterns ---------------------------------------------------------------- */
+
+/* The first 8 bytes hold the seed word, the rest one byte derived from it. */
+static uint64_t new_seed(void)
+{
+    return ++seed_counter * 0x9E3779B97F4A7C15ull;
+}
+
+static unsigned char fill_byte(uint64_t seed)
+{
+    return (unsigned char)(seed >> 56) | 1;
+}
+
+static void pattern_fill(unsigned char *p, size_t n, uint64_t seed)
+{
+    size_t head = n < 8 ? n : 8;
+    memcpy(p, &seed, head);
+    if (n > 8)
+        memset(p + 8, fill_byte(seed), n - 8);
+}
+
+/* Compares in pages with memcmp (one ASan range check each, not one per
+ * byte), and only then looks for the byte that differs. */
+static void pattern_check(const unsigned char *p, size_t n, uint64_t seed)
+{
+    static unsigned char ref[4096];
+    unsigned char b = fill_byte(seed);
+    if (memcmp(p, &seed, n < 8 ? n : 8) != 0)
+        fail("object's first bytes changed", (size_t)p, n);
+    if (ref[0] != b)
+        memset(ref, b, sizeof ref);
+    for (size_t i = 8; i < n; i += sizeof ref) {
+        size_t k = n - i < sizeof ref ? n - i : sizeof ref;
+        if (memcmp(p + i, ref, k) == 0)
+            continue;
+        for (size_t j = 0; j < k; j++)
+            if (p[i + j] != b)
+                fail("object's pattern changed at offset", i + j, n);
+    }
+}
+
+static void zero_check(const unsigned char *p, size_t n)
+{
+    static const unsigned char zero[4096];
+    for (size_t i = 0; i < n; i += sizeof zero) {
+        size_t k = n - i < sizeof zero ? n - i : sizeof zero;
+        if (memcmp(p + i, zero, k) != 0)
+            fail("calloc memory not zero near offset", i, n);
+    }
+}
+
+/* ---- the model ------------------------------------------------------------ */
+
+static bool in_subtree(int i, int root)
+{
+    for (; i >= 0; i = reaps[i].parent)
+        if (i == root)
+            return true;
+    return false;
+}
+
+/* Some reap on the way from i to the top has a limit. */
+static bool limited(int i)
+{
+    for (; i >= 0; i = reaps[i].parent)
+        if (reaps[i].limit)
+            return true;
+    return false;
+}
+
+static int free_obj_slot(void)
+{
+    for (int i = 0; i < MAX_OBJS; i++)
+        if (!objs[i].p)
+            return i;
+    return -1;
+}
+
+/* The n-th live reap (wrapping), or -1 when there is none. */
+static int pick_reap(fz_in *in)
+{
+    int live[MAX_REAPS], n = 0;
+    for (int i = 0; i < MAX_REAPS; i++)
+        if (reaps[i].r)
+            live[n++] = i;
+    return n ? live[fz_u8(in) % n] : -1;
+}
+
+static int pick_obj(fz_in *in)
+{
+    int start = fz_u8(in) % MAX_OBJS;
+    for (int k = 0; k < MAX_OBJS; k++) {
+        int i = (start + k) % MAX_OBJS;
+        if (objs[i].p)
+            return i;
+    }
+    return -1;
+}
+
+static void obj_drop(int i)
+{
+    model_bytes -= objs[i].usable;
+    objs[i].p = NULL;
+}
+
+/* Record a new object and pattern it; checks what every allocation owes. */
+static void obj_add(int slot, int ri, void *p, size_t size, size_t align)
+{
+    size_t usable = reap_usable_size(p);
+    if (usable < size)
+        fail("usable size below the request", usable, size);
+    if ((uintptr_t)p % (align < REAP_ALIGNMENT ? REAP_ALIGNMENT : align))
+        fail("misaligned object", (size_t)p, align);
+    objs[slot] = (m_obj){p, size, usable, ri, new_seed(),
+                         align <= REAP_ALIGNMENT && usable <= LARGE_THRESHOLD / 2};
+    model_bytes += usable;
+    pattern_fill(p, usable, objs[slot].seed);
+}
+
+/* ---- sizes ------------------------------------------------------------------ */
+
+static size_t pick_size(fz_in *in)
+{
+    switch (fz_u8(in) % 10) {
+    case 0: return fz_u8(in) % 40;
+    case 1: return fz_u8(in) * 4u;
+    case 2: return fz_u16(in) % 16384;
+    case 3: return LARGE_THRESHOLD - 64 + fz_u8(in) % 128;
+    case 4: return LARGE_THRESHOLD + fz_u32(in) % (1u << 20);
+    case 5: return (fz_u8(in) & 1 ? 8192u : 131072u) - 48 + fz_u8(in) % 96;
+    case 6: return fz_u16(in);
+    case 7: return fz_u8(in) % 2 ? (size_t)1 << 46 : SIZE_MAX - fz_u8(in);
+    default: return 16u * (fz_u8(in) % 64);
+    }
+}
+
+static bool affordable(size_t size)
+{
+    return size < HUGE_SIZE && model_bytes + size < MEM_CAP;
+}
+
+/* A NULL from an allocation is right only for impossible sizes or under a
+ * limit (then the reap counts the refusal). */
+static void check_null(int ri, size_t size, uint64_t failures_before)
+{
+    if (size >= HUGE_SIZE)
+        return;
+    if (!limited(ri))
+        fail("allocation failed with no limit", size, (size_t)ri);
+    if (!FUZZ_STRICT) /* known bug: fuzz/crashes/fuzz_reap-limit-failures-uncounted.txt */
+        return;
+    reap_stats_t s;
+    reap_get_stats(reaps[ri].r, &s);
+    if (s.limit_failures <= failures_before)
+        fail("refusal under a limit not counted in limit_failures", size,
+             (size_t)s.limit_failures);
+}
+
+static uint64_t failures_of(int ri)
+{
+    reap_stats_t s;
+    reap_get_stats(reaps[ri].r, &s);
+    return s.limit_failures;
+}
+
+/* ---- operations ------------------------------------------------------------- */
+
+static void op_create(fz_in *in)
+{
+    int slot = -1;
+    for (int i = 0; i < MAX_REAPS && slot < 0; i++)
+        if (!reaps[i].r)
+            slot = i;
+    uint8_t how = fz_u8(in);
+    int parent = (how & 1) ? pick_reap(in) : -1;
+    if (slot < 0 || creates >= MAX_CREATES)
+        return;
+    creates++;
+    reap_options_t opts = {0};
+    if (how & 2)
+        opts.user_size = (how & 4) ? (65536 + 1 + fz_u8(in)) : fz_u16(in) % 4096;
+    reap_t *pr = parent >= 0 ? reaps[parent].r : NULL;
+    reap_t *r = (how & 2) ? reap_create_ex(pr, &opts) : reap_create(pr);
+    if (opts.user_size > 65536) {
+        if (r)
+            fail("user area above 64 KiB accepted", opts.user_size, 0);
+        return;
+    }
+    if (!r) {
+        if (parent < 0 || !limited(parent))
+            fail("reap_create failed with no limit", (size_t)parent, 0);
+        return;
+    }
+    if (reap_parent(r) != pr)
+        fail("reap_parent is not the parent", (size_t)parent, 0);
+    unsigned char *ua = reap_user_area(r);
+    if ((ua == NULL) != (opts.user_size == 0))
+        fail("user area presence", opts.user_size, 0);
+    for (size_t i = 0; i < opts.user_size; i++)
+        if (ua[i])
+            fail("user area not zero-filled", i, opts.user_size);
+    TRACE("r%d = reap_create(parent r%d, user_size %zu)\n", slot, parent, opts.user_size);
+    reaps[slot] = (m_reap){r, parent, opts.user_size, new_seed(), 0, 0};
+    if (ua)
+        pattern_fill(ua, opts.user_size, reaps[slot].user_seed);
+}
+
+static void op_malloc(fz_in *in, int kind)
+{
+    int ri = pick_reap(in);
+    size_t size = pick_size(in), n = 1 + fz_u8(in) % 4, align = REAP_ALIGNMENT;
+    int slot = free_obj_slot();
+    if (kind == 2) {
+        uint8_t a = fz_u8(in);
+        align = (size_t)1 << (a % 18);
+        if (a & 0x80)
+            align += 8; /* not a power of two: must be refused */
+    }
+    if (ri < 0 || slot < 0)
+        return;
+    if (kind == 1 && size > LARGE_THRESHOLD)
+        n = 1; /* keep objects below a few MiB: the model's time goes in filling */
+    if (kind == 1 && (size & 3) == 3)
+        n = SIZE_MAX / 2 + 1; /* a product that overflows (size >= 2) */
+    size_t total = size;
+    if (kind == 1 && __builtin_mul_overflow(n, size, &total))
+        total = SIZE_MAX;
+    if (total < HUGE_SIZE && !affordable(total + align))
+        return;
+    uint64_t before = failures_of(ri);
+    void *p;
+    if (kind == 0)
+        p = reap_malloc(reaps[ri].r, size);
+    else if (kind == 1)
+        p = reap_calloc(reaps[ri].r, n, size);
+    else
+        p = reap_aligned_alloc(reaps[ri].r, align, size);
+    TRACE("o%d = %s(r%d, n %zu, size %zu, align %zu) = %p usable %zu\n", slot,
+          kind == 0 ? "malloc" : kind == 1 ? "calloc" : "aligned_alloc", ri, n, size,
+          align, p, reap_usable_size(p));
+    if (kind == 2 && (align & (align - 1))) {
+        if (p)
+            fail("aligned_alloc accepted a non-power-of-two alignment", align, size);
+        return;
+    }
+    if (!p) {
+        check_null(ri, total, before);
+        return;
+    }
+    if (total >= HUGE_SIZE)
+        fail("an impossible size was allocated", total, 0);
+    if (kind == 1)
+        zero_check(p, total);
+    obj_add(slot, ri, p, total, align);
+}
+
+static void op_realloc(fz_in *in)
+{
+    int i = pick_obj(in);
+    size_t size = pick_size(in);
+    if (i < 0 || (!affordable(size) && size < HUGE_SIZE))
+        return;
+    m_obj o = objs[i];
+    pattern_check(o.p, o.usable, o.seed);
+    uint64_t before = failures_of(o.reap);
+    void *q = reap_realloc(reaps[o.reap].r, o.p, size);
+    TRACE("o%d = realloc(r%d, o%d %p, %zu) = %p usable %zu\n", i, o.reap, i, (void *)o.p,
+          size, q, reap_usable_size(q));
+    if (size == 0) {
+        if (q)
+            fail("realloc to 0 returned an object", 0, 0);
+        obj_drop(i);
+        return;
+    }
+    if (!q) {
+        check_null(o.reap, size, before); /* the old object must be intact */
+        pattern_check(o.p, o.usable, o.seed);
+        return;
+    }
+    if (size >= HUGE_SIZE)
+        fail("an impossible size was reallocated", size, 0);
+    size_t keep = size < o.size ? size : o.size;
+    pattern_check(q, keep, o.seed);
+    obj_drop(i);
+    obj_add(i, o.reap, q, size, REAP_ALIGNMENT);
+}
+
+static void op_free(fz_in *in)
+{
+    int i = pick_obj(in);
+    if (i < 0)
+        return;
+    pattern_check(objs[i].p, objs[i].usable, objs[i].seed);
+    TRACE("free(r%d, o%d %p)\n", objs[i].reap, i, (void *)objs[i].p);
+    reap_free(reaps[objs[i].reap].r, objs[i].p);
+    obj_drop(i);
+}
+
+/* Free a live object into a reap that did not hand it out: reported. */
+static void op_wrong_reap(fz_in *in)
+{
+    int i = pick_obj(in), ri = pick_reap(in);
+    if (i < 0 || ri < 0 || ri == objs[i].reap)
+        return;
+    TRACE("free(r%d, o%d %p) of r%d: misuse\n", ri, i, (void *)objs[i].p, objs[i].reap);
+    if (setjmp(misuse_jmp) == 0) {
+        misuse_armed = 1;
+        reap_free(reaps[ri].r, objs[i].p);
+        misuse_armed = 0;
+        fail("free into the wrong reap went unreported", (size_t)ri, (size_t)objs[i].reap);
+    }
+    pattern_check(objs[i].p, objs[i].usable, objs[i].seed);
+}
+
+/* Free a small object, then free it again at once: the second is reported. */
+static void op_double_free(fz_in *in)
+{
+    int i = pick_obj(in);
+    if (i < 0 || !objs[i].exact)
+        return;
+    /* Known bug (fuzz/crashes/fuzz_reap-double-free-under-limit.txt): under
+     * a limit the first free may keep the block "in use", and the second
+     * goes unreported.  -DFUZZ_STRICT tries it anyway. */
+    if (!FUZZ_STRICT && limited(objs[i].reap))
+        return;
+    pattern_check(objs[i].p, objs[i].usable, objs[i].seed);
+    reap_t *r = reaps[objs[i].reap].r;
+    void *p = objs[i].p;
+    TRACE("free(r%d, o%d %p) twice: misuse\n", objs[i].reap, i, p);
+    reap_free(r, p);
+    obj_drop(i);
+    if (setjmp(misuse_jmp) == 0) {
+        misuse_armed = 1;
+        reap_free(r, p);
+        misuse_armed = 0;
+        fail("double free went unreported", (size_t)p, 0);
+    }
+}
+
+/* Verify and forget everything of the subtree of ri (ri itself too when
+ * with_root); the objects of ri itself are dropped in either case. */
+static void subtree_drop(int ri, bool with_root)
+{
+    for (int i = 0; i < MAX_OBJS; i++)
+        if (objs[i].p && in_subtree(objs[i].reap, ri)) {
+            pattern_check(objs[i].p, objs[i].usable, objs[i].seed);
+            obj_drop(i);
+        }
+    for (int k = 0; k < MAX_REAPS; k++) {
+        if (!reaps[k].r || !in_subtree(k, ri))
+            continue;
+        if (reaps[k].user_size)
+            pattern_check(reap_user_area(reaps[k].r), reaps[k].user_size,
+                          reaps[k].user_seed);
+    }
+    for (int k = 0; k < MAX_REAPS; k++)
+        if (reaps[k].r && in_subtree(k, ri) && (with_root || k != ri))
+            reaps[k].r = NULL; /* parents stay readable for in_subtree */
+}
+
+static void op_clear(fz_in *in)
+{
+    int ri = pick_reap(in);
+    if (ri < 0)
+        return;
+    TRACE("reap_clear(r%d)\n", ri);
+    subtree_drop(ri, false);
+    reap_clear(reaps[ri].r);
+    reap_stats_t s;
+    reap_get_stats(reaps[ri].r, &s);
+    if (s.live_objects || s.live_bytes)
+        fail("objects live after clear", (size_t)s.live_objects, (size_t)s.live_bytes);
+    if (reaps[ri].user_size)
+        pattern_check(reap_user_area(reaps[ri].r), reaps[ri].user_size,
+                      reaps[ri].user_seed);
+}
+
+static void op_destroy(fz_in *in)
+{
+    int ri = pick_reap(in);
+    if (ri < 0)
+        return;
+    reap_t *r = reaps[ri].r;
+    TRACE("reap_destroy(r%d)\n", ri);
+    subtree_drop(ri, true);
+    reap_destroy(r);
+}
+
+static void op_limit(fz_in *in)
+{
+    static const size_t limits[] = {0, 16u << 10, 64u << 10, 256u << 10,
+                                    1u << 20, 4u << 20, 16u << 20, 64u << 20};
+    int ri = pick_reap(in);
+    size_t limit = limits[fz_u8(in) % 8];
+    if (limit)
+        limit += fz_u16(in);
+    if (ri < 0)
+        return;
+    TRACE("reap_set_limit(r%d, %zu)\n", ri, limit);
+    if (reap_set_limit(reaps[ri].r, limit) != 0)
+        return; /* ENOMEM setting up the bookkeeping: nothing changed */
+    if (reap_get_limit(reaps[ri].r) != limit)
+        fail("reap_get_limit differs from the limit set", limit, 0);
+    reap_stats_t s;
+    reap_get_tree_stats(reaps[ri].r, &s);
+    reaps[ri].limit = limit;
+    reaps[ri].cap = limit > s.footprint ? limit : s.footprint;
+}
+
+/* ---- checks after every operation --------------------------------------- */
+
+/* The block an object of n bytes takes at least: n and the 8-byte header,
+ * rounded up to 16, at least 32 (libreap/src/internal.h). */
+static uint64_t block_min(size_t n)
+{
+    uint64_t b = ((uint64_t)n + 8 + 15) & ~(uint64_t)15;
+    return b < 32 ? 32 : b;
+}
+
+static void check_reap_figures(int ri)
+{
+    uint64_t count = 0, blocks = 0, slack = 0;
+    bool all_exact = true;
+    for (int i = 0; i < MAX_OBJS; i++)
+        if (objs[i].p && objs[i].reap == ri) {
+            uint64_t b = block_min(objs[i].size), u = objs[i].usable + 8;
+            count++;
+            blocks += b > u ? b : u;
+            slack += FUZZ_ANNOTATED ? 16 : 0;
+            all_exact &= objs[i].exact;
+        }
+    reap_stats_t s;
+    reap_get_stats(reaps[ri].r, &s);
+    if (s.live_objects != count)
+        fail("live_objects differs from the model", (size_t)s.live_objects, (size_t)count);
+    if (s.live_bytes < blocks || (all_exact && s.live_bytes > blocks + slack))
+        fail("live_bytes differs from the blocks' sizes", (size_t)s.live_bytes, (size_t)blocks);
+    if (s.peak_live_bytes < s.live_bytes || s.peak_footprint < s.footprint)
+        fail("a peak below its current value", (size_t)s.peak_live_bytes, (size_t)s.live_bytes);
+    if (s.live_bytes + s.heap_free_bytes > s.footprint)
+        fail("live and free bytes exceed the footprint", (size_t)s.live_bytes,
+             (size_t)s.footprint);
+    if (reaps[ri].limit) {
+        reap_get_tree_stats(reaps[ri].r, &s);
+        if (s.footprint > reaps[ri].cap)
+            fail("subtree footprint above its limit", (size_t)s.footprint,
+                 (size_t)reaps[ri].cap);
+    }
+}
+
+static void check_all(void)
+{
+    for (int ri = 0; ri < MAX_REAPS; ri++)
+        if (reaps[ri].r)
+            check_reap_figures(ri);
+}
+
+/* ---- driver -------------------------------------------------------------------- */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void run_ops(fz_in *in)
+{
+    for (int steps = 0; !fz_done(in) && steps < 4000; steps++) {
+        switch (fz_u8(in) % 16) {
+        case 0: case 1: op_create(in); break;
+        case 2: case 3: case 4: op_malloc(in, 0); break;
+        case 5: op_malloc(in, 1); break;
+        case 6: op_malloc(in, 2); break;
+        case 7: case 8: op_realloc(in); break;
+        case 9: case 10: op_free(in); break;
+        case 11: op_clear(in); break;
+        case 12: op_destroy(in); break;
+        case 13: op_limit(in); break;
+        case 14: op_wrong_reap(in); break;
+        default: op_double_free(in); break;
+        }
+        check_all();
+    }
+}
+
+static void destroy_all(void)
+{
+    for (int ri = 0; ri < MAX_REAPS; ri++)
+        if (reaps[ri].r && reaps[ri].parent < 0) {
+            reap_t *r = reaps[ri].r;
+            subtree_drop(ri, true);
+            reap_destroy(r);
+        }
+    for (int ri = 0; ri < MAX_REAPS; ri++)
+        if (reaps[ri].r)
+            fail("a reap outlived its top-level ancestor", (size_t)ri, 0);
+    if (model_bytes != 0)
+        fail("model bytes left after destroying every reap", model_bytes, 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    reap_base_stats_t b0, b1;
+    reap_set_misuse_handler(on_misuse);
+    trace = getenv("FUZZ_TRACE") != NULL;
+    memset(reaps, 0, sizeof reaps);
+    memset(objs, 0, sizeof objs);
+    model_bytes = 0;
+    creates = 0;
+    reap_base_trim(); /* in_use counts this thread's cache: empty it */
+    reap_get_base_stats(&b0);
+
+    fz_in in = fz_init(data, size);
+    reaps[0] = (m_reap){reap_create(NULL), -1, 0, 0, 0, 0};
+    TRACE("r0 = reap_create(NULL)\n");
+    if (!reaps[0].r)
+        fail("reap_create(NULL) failed", 0, 0);
+    run_ops(&in);
+    destroy_all();
+
+    reap_base_trim();
+    reap_get_base_stats(&b1);
+    if (b1.in_use > b0.in_use)
+        fail("base allocator holds more in use after every reap is gone",
+             (size_t)b1.in_use, (size_t)b0.in_use);
+    return 0;
+}

@@ -1,0 +1,120 @@
+# fuzz/: libFuzzer targets, built with clang (Debian packages clang and
+# libclang-rt-14-dev) into fuzz/ of the build tree, never by `make all` or
+# `make check`.  See fuzz/README.md.
+#
+#   make fuzz-build    the fuzzers fuzz/fuzz_<t> and replay drivers
+#                      fuzz/fuzz_<t>-replay (same code, a plain main() that
+#                      runs the files given: for a debugger or Valgrind)
+#   make fuzz-smoke    fuzz-build, then each target for FUZZ_SECONDS from a
+#                      scratch copy of its seed corpus; fails on any finding
+#
+# Knobs (make VAR=value): CLANG (else `clang`), FUZZ_SECONDS (60),
+# FUZZ_RSS_MB (2048), FUZZ_TIMEOUT (10 s per input; bc's own limit is 1 s),
+# FUZZ_TARGETS (which to run), FUZZ_EXTRA_CFLAGS (e.g. -DFUZZ_STRICT=1 to
+# turn the checks for known bugs back on), FUZZ_REAP_ASAN=yes (build libreap
+# itself with ASan and its object annotations, libreap/src/annotate.h).
+# Targets do not record their flags: `make fuzz-clean` after changing those.
+#
+# The code under test is compiled from the sources listed for libreap_core
+# and libbc, so the lists stay in one place.  libreap is compiled with
+# coverage and UBSan but, by default, without ASan: its chunks come from
+# mmap, not malloc, so the fuzzers find overlaps with their own patterns.
+# -fno-sanitize=pointer-overflow is a known finding in leaheap.c (see
+# fuzz/crashes/fuzz_reap-prev-foot-pointer-overflow.txt); drop it from
+# FUZZ_NO_SANITIZE once that is fixed.
+
+FUZZ_CLANG = $(if $(CLANG),$(CLANG),clang)
+FUZZ_SECONDS = 60
+FUZZ_RSS_MB = 2048
+FUZZ_TIMEOUT = 10
+FUZZ_TARGETS = fuzz_reap fuzz_bc fuzz_bc_mathlib fuzz_apr
+FUZZ_EXTRA_CFLAGS =
+FUZZ_REAP_ASAN = no
+FUZZ_NO_SANITIZE = -fno-sanitize=pointer-overflow
+
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all $(FUZZ_NO_SANITIZE)
+FUZZ_LIB_SAN = $(if $(filter yes,$(FUZZ_REAP_ASAN)),$(FUZZ_SAN) \
+	-mllvm -asan-instrument-reads=0 -mllvm -asan-instrument-writes=0,\
+	-fsanitize=undefined -fno-sanitize-recover=all $(FUZZ_NO_SANITIZE))
+FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -pthread -DREAP_STATIC \
+	-I$(top_srcdir)/libreap/include -I$(top_srcdir)/fuzz \
+	-I$(top_srcdir)/modules/mod_bc \
+	$(if $(filter yes,$(FUZZ_REAP_ASAN)),-DFUZZ_ANNOTATED=1) $(FUZZ_EXTRA_CFLAGS)
+FUZZ_APR_CFLAGS = -I$(REAP_APR_DIR)/include/apr-1
+FUZZ_APR_LIBS = -L$(REAP_APR_DIR)/lib -Wl,-rpath,$(REAP_APR_DIR)/lib -lapr-1
+
+FUZZ_REAP_SRCS = $(filter %.c,$(libreap_libreap_core_la_SOURCES))
+FUZZ_BC_SRCS = $(filter %.c,$(modules_mod_bc_libbc_la_SOURCES))
+FUZZ_INCS = $(top_srcdir)/fuzz/fuzz_input.h $(top_srcdir)/libreap/include/reap.h \
+	$(wildcard $(top_srcdir)/libreap/src/*.h $(top_srcdir)/libreap/src/base/*.h \
+	$(top_srcdir)/modules/mod_bc/*.h)
+FUZZ_BIN = $(FUZZ_TARGETS:%=fuzz/%)
+FUZZ_REPLAY = $(FUZZ_TARGETS:%=fuzz/%-replay)
+
+EXTRA_DIST += fuzz/README.md fuzz/smoke.sh fuzz/driver.c fuzz/fuzz_input.h \
+	fuzz/fuzz_reap.c fuzz/fuzz_bc.c fuzz/fuzz_apr.c fuzz/corpus fuzz/crashes
+
+# Each library once per configuration, as an archive of objects compiled
+# with coverage (fuzzer-no-link); the name of each object is its source path.
+fuzz/libreap-fuzz.a: $(FUZZ_REAP_SRCS:%=$(top_srcdir)/%) $(FUZZ_INCS)
+	@mkdir -p fuzz/obj-reap && rm -f fuzz/obj-reap/*.o $@
+	$(AM_V_CC)for s in $(FUZZ_REAP_SRCS); do \
+	  $(FUZZ_CLANG) $(FUZZ_CFLAGS) $(FUZZ_LIB_SAN) -fsanitize=fuzzer-no-link \
+	    -c $(top_srcdir)/$$s -o fuzz/obj-reap/`echo $$s | tr / _`.o || exit 1; \
+	done; $(AR) rcs $@ fuzz/obj-reap/*.o
+
+fuzz/libbc-fuzz.a: $(FUZZ_BC_SRCS:%=$(top_srcdir)/%) $(FUZZ_INCS)
+	@mkdir -p fuzz/obj-bc && rm -f fuzz/obj-bc/*.o $@
+	$(AM_V_CC)for s in $(FUZZ_BC_SRCS); do \
+	  $(FUZZ_CLANG) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link \
+	    -c $(top_srcdir)/$$s -o fuzz/obj-bc/`echo $$s | tr / _`.o || exit 1; \
+	done; $(AR) rcs $@ fuzz/obj-bc/*.o
+
+# FUZZ_LINK_<t>: what each target links besides its harness.
+FUZZ_LINK_fuzz_reap = fuzz/libreap-fuzz.a
+FUZZ_LINK_fuzz_bc = fuzz/libbc-fuzz.a fuzz/libreap-fuzz.a
+FUZZ_LINK_fuzz_bc_mathlib = $(FUZZ_LINK_fuzz_bc)
+# fuzz_apr: every reap_* of this tree goes into the executable and is
+# exported, so libapr-1's calls bind to it, not to the installed libreap.so.
+FUZZ_LINK_fuzz_apr = -rdynamic -Wl,--whole-archive fuzz/libreap-fuzz.a \
+	-Wl,--no-whole-archive $(FUZZ_APR_LIBS)
+FUZZ_DEFS_fuzz_bc_mathlib = -DFUZZ_BC_MATHLIB=1
+FUZZ_DEFS_fuzz_apr = $(FUZZ_APR_CFLAGS)
+FUZZ_SRC_fuzz_bc_mathlib = fuzz_bc
+
+fuzz_src = $(top_srcdir)/fuzz/$(or $(FUZZ_SRC_$(1)),$(1)).c
+
+fuzz/fuzz_reap fuzz/fuzz_reap-replay: fuzz/libreap-fuzz.a
+fuzz/fuzz_bc fuzz/fuzz_bc-replay fuzz/fuzz_bc_mathlib fuzz/fuzz_bc_mathlib-replay: \
+	fuzz/libbc-fuzz.a fuzz/libreap-fuzz.a
+fuzz/fuzz_apr fuzz/fuzz_apr-replay: fuzz/libreap-fuzz.a fuzz-apr-check
+
+# fuzz_apr needs the reap-backed APR: say so rather than skip it.
+fuzz-apr-check:
+	@grep -q APR_POOL_HAS_PFREE $(REAP_APR_DIR)/include/apr-1/apr_pools.h 2>/dev/null || { \
+	  echo "fuzz: no reap-backed APR in $(REAP_APR_DIR) (run apr-patch/build-apr.sh," \
+	       "or leave fuzz_apr out: make FUZZ_TARGETS='fuzz_reap fuzz_bc fuzz_bc_mathlib')" >&2; \
+	  exit 1; }
+
+$(FUZZ_BIN): fuzz/%: $(top_srcdir)/fuzz/fuzz_reap.c $(top_srcdir)/fuzz/fuzz_bc.c \
+		$(top_srcdir)/fuzz/fuzz_apr.c $(FUZZ_INCS)
+	$(AM_V_CCLD)$(FUZZ_CLANG) $(FUZZ_CFLAGS) $(FUZZ_DEFS_$*) $(FUZZ_SAN) \
+	  -fsanitize=fuzzer -o $@ $(call fuzz_src,$*) $(FUZZ_LINK_$*)
+
+$(FUZZ_REPLAY): fuzz/%-replay: $(top_srcdir)/fuzz/driver.c $(top_srcdir)/fuzz/fuzz_reap.c \
+		$(top_srcdir)/fuzz/fuzz_bc.c $(top_srcdir)/fuzz/fuzz_apr.c $(FUZZ_INCS)
+	$(AM_V_CCLD)$(FUZZ_CLANG) $(FUZZ_CFLAGS) $(FUZZ_DEFS_$*) $(FUZZ_SAN) \
+	  -o $@ $(call fuzz_src,$*) $(top_srcdir)/fuzz/driver.c $(FUZZ_LINK_$*)
+
+fuzz-build: $(FUZZ_BIN) $(FUZZ_REPLAY)
+
+fuzz-smoke: fuzz-build
+	$(SHELL) $(top_srcdir)/fuzz/smoke.sh $(top_srcdir) fuzz $(FUZZ_SECONDS) \
+	  $(FUZZ_RSS_MB) $(FUZZ_TIMEOUT) $(FUZZ_TARGETS)
+
+fuzz-clean:
+	rm -rf fuzz/obj-reap fuzz/obj-bc fuzz/run fuzz/*.a $(FUZZ_BIN) $(FUZZ_REPLAY)
+
+clean-local: fuzz-clean
+
+.PHONY: fuzz-build fuzz-smoke fuzz-clean fuzz-apr-check
