@@ -40,9 +40,6 @@
  * (libreap/src/annotate.h) and its usable size is the size asked for, so a
  * small block may exceed what the model sees by one 16-byte granule (a
  * split leaves no rest below 32 bytes); otherwise a block is usable + 8. */
-#ifndef FUZZ_STRICT
-#define FUZZ_STRICT 0
-#endif
 #ifndef FUZZ_ANNOTATED
 #define FUZZ_ANNOTATED 0
 #endif
@@ -248,8 +245,6 @@ static void check_null(int ri, size_t size, uint64_t failures_before)
         return;
     if (!limited(ri))
         fail("allocation failed with no limit", size, (size_t)ri);
-    if (!FUZZ_STRICT) /* known bug: fuzz/crashes/fuzz_reap-limit-failures-uncounted.txt */
-        return;
     reap_stats_t s;
     reap_get_stats(reaps[ri].r, &s);
     if (s.limit_failures <= failures_before)
@@ -418,11 +413,6 @@ static void op_double_free(fz_in *in)
 {
     int i = pick_obj(in);
     if (i < 0 || !objs[i].exact)
-        return;
-    /* Known bug (fuzz/crashes/fuzz_reap-double-free-under-limit.txt): under
-     * a limit the first free may keep the block "in use", and the second
-     * goes unreported.  -DFUZZ_STRICT tries it anyway. */
-    if (!FUZZ_STRICT && limited(objs[i].reap))
         return;
     pattern_check(objs[i].p, objs[i].usable, objs[i].seed);
     reap_t *r = reaps[objs[i].reap].r;

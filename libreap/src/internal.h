@@ -107,6 +107,9 @@ static inline rp_block_t *rp_mem2b(const void *p)
     return (rp_block_t *)((char *)p - 2 * sizeof(size_t));
 }
 static inline rp_block_t *rp_at(void *b, size_t off) { return (rp_block_t *)((char *)b + off); }
+/* The block that ends where b starts: a subtraction, as a size_t offset
+ * wrapped round would overflow the pointer (undefined behaviour). */
+static inline rp_block_t *rp_prev(void *b, size_t size) { return (rp_block_t *)((char *)b - size); }
 
 /* ---- chunks and large objects -------------------------------------------- */
 
@@ -173,6 +176,11 @@ struct reap {
                                * bytes (dlmalloc 2.8's "designated victim") */
     size_t dv_size;
     uint64_t quick_bytes;     /* bytes of quick blocks */
+    rp_block_t *lost;         /* freed while no bin table could be made (a
+                               * limit): marked RP_QUICK so a second free is
+                               * caught, linked by fd, binned as soon as the
+                               * table exists; lost_bytes of them */
+    uint64_t lost_bytes;
     rp_chunk_t *chunk;      /* current chunk; its ->older list ends at first */
     rp_chunk_t *first;      /* the chunk holding this struct, kept by clear */
     rp_large_t *large;      /* large objects, most recent first */

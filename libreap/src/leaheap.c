@@ -175,12 +175,14 @@ rp_block_t *rp_heap_alloc(reap_t *r, size_t csz)
 static void to_frontier(reap_t *r, rp_block_t *b)
 {
     if (!(b->head & RP_PINUSE)) {
-        rp_block_t *p = rp_at(b, -b->prev_foot);
+        rp_block_t *p = rp_prev(b, b->prev_foot);
         rp_heap_unlink(r, p, rp_bsize(p));
         b = p;
     }
     r->bump = (char *)b;
 }
+
+static void free_lost(reap_t *r);
 
 void rp_heap_free(reap_t *r, rp_block_t *b)
 {
@@ -200,7 +202,7 @@ void rp_heap_free(reap_t *r, rp_block_t *b)
         next = rp_at(next, ns);
     }
     if (!(b->head & RP_PINUSE)) {
-        rp_block_t *p = rp_at(b, -b->prev_foot);
+        rp_block_t *p = rp_prev(b, b->prev_foot);
         size_t ps = rp_bsize(p);
         rp_heap_unlink(r, p, ps);
         size += ps;
@@ -210,8 +212,12 @@ void rp_heap_free(reap_t *r, rp_block_t *b)
         return;
     if (RP_UNLIKELY(!r->heap) && !rp_region_heap_ensure(r)) {
         /* No memory for the bins (a limit): with no heap there were no free
-         * neighbours, so b is as it was; it stays lost until reap_clear. */
-        b->head |= RP_CINUSE;
+         * neighbours, so b is as it was.  It waits on the lost list, marked
+         * as a quick block so that freeing it again is reported. */
+        b->head |= RP_CINUSE | RP_QUICK;
+        b->fd = r->lost;
+        r->lost = b;
+        r->lost_bytes += size;
         return;
     }
     r->heap_empty = false; /* something freed waits: allocation looks first */
@@ -219,6 +225,21 @@ void rp_heap_free(reap_t *r, rp_block_t *b)
     next->prev_foot = size;
     next->head &= ~RP_PINUSE;
     rp_heap_insert(r, b, size);
+    if (RP_UNLIKELY(r->lost != NULL)) /* after b is binned: they may merge */
+        free_lost(r);
+}
+
+/* The bins exist now: give them the blocks freed while they could not be
+ * made (their frees were counted then). */
+static void free_lost(reap_t *r)
+{
+    while (r->lost) {
+        rp_block_t *b = r->lost;
+        r->lost = b->fd;
+        r->lost_bytes -= rp_bsize(b);
+        b->head &= ~RP_QUICK;
+        rp_heap_free(r, b);
+    }
 }
 
 void rp_heap_trim(reap_t *r, rp_block_t *b, size_t csz)
@@ -315,7 +336,15 @@ static void heap_check(const reap_t *r)
         check_fail(r, r->dv, "dv is not the free block it claims to be");
     if (walked != binned + r->dv_size || binned + r->dv_size != r->heap_free_bytes)
         check_fail(r, r->heap, "free bytes walked, binned and counted differ");
-    if (quick_walked != quick_listed || quick_listed != r->quick_bytes)
+    size_t lost_listed = 0; /* marked as quick blocks, on no quick list */
+    for (const rp_block_t *b = r->lost; b; b = b->fd) {
+        if (!(b->head & RP_QUICK) || !(b->head & RP_CINUSE))
+            check_fail(r, b, "block on the lost list not marked");
+        lost_listed += rp_bsize(b);
+    }
+    if (lost_listed != r->lost_bytes)
+        check_fail(r, r->lost, "lost bytes listed and counted differ");
+    if (quick_walked != quick_listed + lost_listed || quick_listed != r->quick_bytes)
         check_fail(r, r->heap, "quick bytes walked, listed and counted differ");
     /* heap_empty may be true with tails in the bins, never with quick blocks */
     if ((r->heap_empty && quick_listed) || (!r->heap_empty && binned + r->dv_size + quick_listed == 0))

@@ -256,6 +256,8 @@ void reap_clear(reap_t *r)
     r->heap_empty = true;
     r->heap_free_bytes = 0;
     r->quick_bytes = 0;
+    r->lost = NULL;
+    r->lost_bytes = 0;
     r->dv = NULL;
     r->dv_size = 0;
     rp_region_reset(r);

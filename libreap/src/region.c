@@ -129,9 +129,11 @@ static int new_chunk(reap_t *r, size_t csz)
     while (size < need)
         size *= 2;
     size = rp_base_usable(size);
-    rp_chunk_t *c = base_take(r, size, false);
-    if (!c && size > rp_base_usable(need)) {
-        size = rp_base_usable(need);
+    size_t least = rp_base_usable(need);
+    /* A refusal counts once, on the last try. */
+    rp_chunk_t *c = base_take(r, size, size == least);
+    if (!c && size > least) {
+        size = least;
         c = base_take(r, size, true);
     }
     if (!c)

@@ -23,7 +23,7 @@ void reap_get_stats(const reap_t *r, reap_stats_t *out)
     out->peak_live_bytes = r->peak_live_bytes > r->live_bytes ? r->peak_live_bytes : r->live_bytes;
     out->footprint = r->footprint;
     out->peak_footprint = r->peak_footprint;
-    out->heap_free_bytes = r->heap_free_bytes + r->quick_bytes;
+    out->heap_free_bytes = r->heap_free_bytes + r->quick_bytes + r->lost_bytes;
     out->allocs = r->allocs;
     out->frees = r->frees;
     out->clears = r->clears;

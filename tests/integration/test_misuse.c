@@ -104,6 +104,20 @@ static void double_free_after_coalescing_case(reap_t **r, void **p, int fd)
     reap_free(*r, *p);
 }
 
+/* The first free cannot make the bin table (the limit is below the
+ * footprint), so the block waits on the reap's lost list: freeing it again
+ * must still be caught (found by fuzz/fuzz_reap). */
+static void double_free_under_limit_case(reap_t **r, void **p, int fd)
+{
+    *r = reap_create(NULL);
+    reap_set_limit(*r, 1);
+    *p = reap_malloc(*r, 672);
+    reap_malloc(*r, 5638); /* the first chunk has no room left for the bins */
+    reap_free(*r, *p);
+    say(fd, *r, *p);
+    reap_free(*r, *p);
+}
+
 static void other_reaps_pointer_case(reap_t **r, void **p, int fd)
 {
     reap_t *other = reap_create(NULL);
@@ -184,6 +198,7 @@ static void realloc_foreign_case(reap_t **r, void **p, int fd)
 
 static void double_free(void **s) { (void)s; expect_report(double_free_case, "double free"); }
 static void double_free_merged(void **s) { (void)s; expect_report(double_free_after_coalescing_case, "double free"); }
+static void double_free_limited(void **s) { (void)s; expect_report(double_free_under_limit_case, "double free"); }
 static void other_reap(void **s) { (void)s; expect_report(other_reaps_pointer_case, "did not hand out"); }
 static void libc_pointer(void **s) { (void)s; expect_report(libc_pointer_case, "did not hand out"); }
 static void interior_pointer(void **s) { (void)s; expect_report(interior_pointer_case, "did not hand out"); }
@@ -228,6 +243,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(double_free),
         cmocka_unit_test(double_free_merged),
+        cmocka_unit_test(double_free_limited),
         cmocka_unit_test(other_reap),
         cmocka_unit_test(libc_pointer),
         cmocka_unit_test(interior_pointer),

@@ -115,6 +115,49 @@ static void limit_refuses_and_the_reap_goes_on(void **state)
     reap_destroy(r);
 }
 
+/* Every refusal counts, also when the doubling chunk size is already the
+ * least that serves and no retry follows (found by fuzz/fuzz_reap). */
+static void every_refusal_is_counted(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    assert_non_null(reap_malloc(r, 7576));
+    reap_set_limit(r, 1);
+    reap_stats_t s;
+    for (uint64_t n = 1; n <= 3; n++) {
+        assert_null(reap_malloc(r, 12384));
+        reap_get_stats(r, &s);
+        assert_int_equal(s.limit_failures, n);
+    }
+    reap_destroy(r);
+}
+
+/* A block freed while the bin table cannot be made (the limit) is kept
+ * aside, and goes to the bins once they exist: its space is used again
+ * and the heap stays consistent. */
+static void blocks_freed_under_a_limit_are_reused(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    reap_set_limit(r, 1);
+    void *a = reap_malloc(r, 672);
+    assert_non_null(reap_malloc(r, 5638));
+    reap_free(r, a);
+    rp_heap_check(r);
+    reap_stats_t s;
+    reap_get_stats(r, &s);
+    assert_int_equal(s.live_objects, 1);
+    reap_set_limit(r, 0);
+    void *b = reap_malloc(r, 3000);
+    assert_non_null(b);
+    assert_non_null(reap_malloc(r, 16)); /* b does not border the frontier */
+    reap_free(r, b); /* goes to the bins, and so does the block kept aside */
+    rp_heap_check(r);
+    assert_null(r->lost);
+    assert_ptr_equal(reap_malloc(r, 672), a);
+    reap_destroy(r);
+}
+
 static void limit_covers_the_subtree(void **state)
 {
     (void)state;
@@ -174,6 +217,8 @@ int main(void)
         cmocka_unit_test(user_area_is_zeroed_and_survives_clear),
         cmocka_unit_test(tags_differ_between_reaps),
         cmocka_unit_test(limit_refuses_and_the_reap_goes_on),
+        cmocka_unit_test(every_refusal_is_counted),
+        cmocka_unit_test(blocks_freed_under_a_limit_are_reused),
         cmocka_unit_test(limit_covers_the_subtree),
         cmocka_unit_test(nested_limits_both_hold),
     };
