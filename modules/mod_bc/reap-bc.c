@@ -316,23 +316,23 @@ static int run(int argc, char **argv, opts o, int first)
         return finish(r, NULL, &o, 1);
     }
     bc_status st = BC_OK;
-    for (int i = first; i < argc; i++) {
+    int stop = 0;
+    for (int i = first; i < argc && !stop; i++) {
         FILE *f = fopen(argv[i], "r");
         if (!f) {
             fprintf(stderr, "File %s is unavailable.\n", argv[i]);
-            return finish(r, bc, &o, 1);
+            stop = -1;
+            break;
         }
-        int stop = run_stream(bc, r, f, argv[i], o.max_program, &st);
+        stop = run_stream(bc, r, f, argv[i], o.max_program, &st);
         fclose(f);
-        if (stop < 0)
-            return finish(r, bc, &o, 1);
-        if (stop)
-            return finish(r, bc, &o, st >= BC_ERR_NOMEM ? 10 + (int)st : 0);
     }
-    in.stdin_is_program = 1;
-    int rs = run_stdin(bc, &st);
-    free(in.lr.line);
-    if (rs < 0)
+    if (!stop) {
+        in.stdin_is_program = 1;
+        stop = run_stdin(bc, &st);
+    }
+    free(in.lr.line); /* read()'s buffer, on every way out */
+    if (stop < 0)
         return finish(r, bc, &o, 1);
     return finish(r, bc, &o, st >= BC_ERR_NOMEM ? 10 + (int)st : 0);
 }

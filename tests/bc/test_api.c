@@ -35,7 +35,11 @@ typedef struct mem {
     long fail_at;     /* the allocation that fails (1-based), 0 = none */
     long live;        /* blocks not yet freed */
     int no_free;      /* pool mode: free does nothing */
+    void *pool;       /* pool mode: every block, linked through a 16-byte
+                         prefix, freed at once by pool_release() */
 } mem;
+
+#define POOL_PREFIX 16 /* keeps the blocks 16-byte aligned */
 
 static void *t_alloc(void *ud, size_t n)
 {
@@ -45,7 +49,25 @@ static void *t_alloc(void *ud, size_t n)
     if (!m->fail_at)
         m->allocs++;
     m->live++;
+    if (m->no_free) {
+        char *b = malloc(POOL_PREFIX + n);
+        if (!b)
+            return NULL;
+        *(void **)b = m->pool;
+        m->pool = b;
+        return b + POOL_PREFIX;
+    }
     return malloc(n);
+}
+
+/* Pool mode: what a pool does when it is cleared. */
+static void pool_release(mem *m)
+{
+    while (m->pool) {
+        void *next = *(void **)m->pool;
+        free(m->pool);
+        m->pool = next;
+    }
 }
 
 static void t_free(void *ud, void *p)
@@ -139,6 +161,7 @@ static void test_leaks_and_pool_mode(void)
     CHECK(m.live == 0, "%ld blocks not freed", m.live);
     CHECK(run(&pool, &o2, &e2, prime_prog, 0) == BC_OK, "prime, pool");
     CHECK(strcmp(o1.data, o2.data) == 0, "pool mode output %s", o2.data);
+    pool_release(&pool);
 }
 
 static void test_out_of_memory(void)
