@@ -43,7 +43,7 @@ TESTS += tests/sanitize/misuse.sh
 endif
 tests_sanitize_misuse_SOURCES = tests/sanitize/misuse.c
 tests_sanitize_misuse_LDADD = libreap/libreap_core.la
-EXTRA_DIST += tests/sanitize/misuse.sh tests/sanitize/run-all.sh
+EXTRA_DIST += tests/sanitize/misuse.sh tests/sanitize/run-all.sh tests/sanitize/tsan.supp
 
 check-sanitizers:
 	$(SHELL) $(top_srcdir)/tests/sanitize/run-all.sh $(top_srcdir)

@@ -117,7 +117,7 @@ for cfg in $configs; do
             make -k -j"$jobs" check check_PROGRAMS="$progs" TESTS="$tests" >check.log 2>&1
         ;;
     tsan)
-        TSAN_OPTIONS="halt_on_error=1:${TSAN_OPTIONS:-}" \
+        TSAN_OPTIONS="halt_on_error=1:suppressions=$src/tests/sanitize/tsan.supp:${TSAN_OPTIONS:-}" \
             make -k -j"$jobs" check check_PROGRAMS="$progs" TESTS="$tests" >check.log 2>&1
         ;;
     esac
