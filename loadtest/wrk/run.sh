@@ -51,6 +51,7 @@ top=$(cd "$here/../.." && pwd)
 
 # ---- options ---------------------------------------------------------------------
 
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg) # before this run adds its own
 QUICK=0
 ESTIMATE=0
 KEEP=0
@@ -713,7 +714,7 @@ MD=$BASE.md
         "$(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo);" \
         "$(. /etc/os-release && echo "$PRETTY_NAME"); kernel $(uname -r);" \
         "$("$MR_APACHE" -v | sed -n 's/^Server version: //p'); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1,2)."
-    echo "Load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (a shared machine: compare configurations within one run)."
+    echo "Load average at the start: $LOAD_START (a shared machine: compare configurations within one run)."
     echo
     echo "Mode: $( [ "$QUICK" = 1 ] && echo quick || echo full ); $NRUNS runs in $((ELAPSED / 60)) min $((ELAPSED % 60)) s;" \
         "${WARMUP} s warm-up + ${DURATION} s measured per run; $REPS repeat(s), configurations in alternation;" \
