@@ -35,11 +35,15 @@ typedef struct mem {
     long fail_at;     /* the allocation that fails (1-based), 0 = none */
     long live;        /* blocks not yet freed */
     int no_free;      /* pool mode: free does nothing */
-    void *pool;       /* pool mode: every block, linked through a 16-byte
-                         prefix, freed at once by pool_release() */
+    struct blk *pool; /* every block not yet freed, as a pool holds them:
+                         pool_release() frees them all at once */
 } mem;
 
-#define POOL_PREFIX 16 /* keeps the blocks 16-byte aligned */
+/* The prefix of every block: its links in mem.pool (16 bytes, so the
+ * blocks stay 16-byte aligned). */
+typedef struct blk {
+    struct blk *next, *prev;
+} blk;
 
 static void *t_alloc(void *ud, size_t n)
 {
@@ -48,23 +52,25 @@ static void *t_alloc(void *ud, size_t n)
         return NULL;
     if (!m->fail_at)
         m->allocs++;
+    blk *b = malloc(sizeof *b + n);
+    if (!b)
+        return NULL;
     m->live++;
-    if (m->no_free) {
-        char *b = malloc(POOL_PREFIX + n);
-        if (!b)
-            return NULL;
-        *(void **)b = m->pool;
-        m->pool = b;
-        return b + POOL_PREFIX;
-    }
-    return malloc(n);
+    b->prev = NULL;
+    b->next = m->pool;
+    if (m->pool)
+        m->pool->prev = b;
+    m->pool = b;
+    return b + 1;
 }
 
-/* Pool mode: what a pool does when it is cleared. */
+/* What a pool does when it is cleared: free what is left.  (After an
+ * error or a limit the interpreter leaves that statement's temporaries to
+ * the pool, see bc.h.) */
 static void pool_release(mem *m)
 {
     while (m->pool) {
-        void *next = *(void **)m->pool;
+        blk *next = m->pool->next;
         free(m->pool);
         m->pool = next;
     }
@@ -76,7 +82,14 @@ static void t_free(void *ud, void *p)
     if (m->no_free)
         return; /* leaked on purpose: a pool would free it later */
     m->live--;
-    free(p);
+    blk *b = (blk *)p - 1;
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        m->pool = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+    free(b);
 }
 
 typedef struct buf {
@@ -187,6 +200,7 @@ static void test_out_of_memory(void)
             ok++;
         else
             CHECK(0, "failing allocation %ld gave status %d", n, st);
+        pool_release(&m);
     }
     CHECK(nomem > 0 && nomem + ok == total, "nomem %d ok %d of %ld", nomem,
           ok, total);
