@@ -277,7 +277,7 @@ void reap_clear(reap_t *r)
  *
  * No deadlock: every thread that holds more than one reap lock took them
  * going down the tree, an ancestor's before a descendant's (this walk,
- * reap_get_tree_stats's add_tree, reap_set_limit's adopt_subtree); every
+ * and so reap_get_tree_stats and reap_set_limit, which walk with it); every
  * other taker (link_child, unlink_child, destroy_children) holds one lock
  * at a time and takes nothing else under it.  A reap's parent never
  * changes, so "ancestor before descendant" is a fixed order, and a wait-for
@@ -306,19 +306,22 @@ int reap_walk(reap_t *root, reap_walk_fn fn, void *arg)
 
 /* ---- limits ------------------------------------------------------------------------- */
 
-/* Make every reap below r whose accounting reap was old account to r
- * instead; reaps with limits of their own (and so their subtrees) keep theirs.
- * Returns the footprint of r's subtree. */
-static uint64_t adopt_subtree(reap_t *r, reap_t *old, reap_t *acct)
+/* reap_set_limit's walk: every reap of the subtree whose accounting reap
+ * was old accounts to acct instead (reaps with limits of their own, and so
+ * their subtrees, keep theirs), and the subtree's footprint is summed. */
+typedef struct adoption {
+    reap_t *old, *acct;
+    uint64_t footprint;
+} adoption;
+
+static int adopt_one(reap_t *r, unsigned depth, void *arg)
 {
-    uint64_t sum = r->footprint;
-    if (r->acct == old)
-        r->acct = acct;
-    pthread_mutex_lock(&r->lock);
-    for (reap_t *c = r->children; c; c = c->next_sibling)
-        sum += adopt_subtree(c, old, acct);
-    pthread_mutex_unlock(&r->lock);
-    return sum;
+    adoption *a = arg;
+    (void)depth;
+    a->footprint += reap_footprint(r, NULL);
+    if (r->acct == a->old)
+        r->acct = a->acct;
+    return 0;
 }
 
 int reap_set_limit(reap_t *r, size_t bytes)
@@ -326,8 +329,9 @@ int reap_set_limit(reap_t *r, size_t bytes)
     if (RP_UNLIKELY(r == NULL))
         rp_misuse("reap_set_limit on a NULL reap", r, NULL);
     if (r->acct != r) {
-        reap_t *old = r->acct;
-        uint64_t fp = adopt_subtree(r, old, r);
+        adoption a = {r->acct, r, 0};
+        reap_walk(r, adopt_one, &a);
+        uint64_t fp = a.footprint;
         r->acct = r;
         atomic_store(&r->tree_footprint, fp);
         atomic_store(&r->tree_peak, fp);

@@ -30,17 +30,16 @@ void reap_get_stats(const reap_t *r, reap_stats_t *out)
     out->limit_failures = r->limit_failures;
 }
 
-static void add_tree(reap_t *r, reap_stats_t *sum)
+/* reap_walk callback: adds r's figures to the sum in arg. */
+static int add_one(reap_t *r, unsigned depth, void *arg)
 {
-    reap_stats_t one;
+    reap_stats_t one, *sum = arg;
+    (void)depth;
     reap_get_stats(r, &one);
 #define ADD_(name, doc) sum->name += one.name;
     REAP_STATS_FIELDS(ADD_)
 #undef ADD_
-    pthread_mutex_lock(&r->lock);
-    for (reap_t *c = r->children; c; c = c->next_sibling)
-        add_tree(c, sum);
-    pthread_mutex_unlock(&r->lock);
+    return 0;
 }
 
 void reap_get_tree_stats(reap_t *r, reap_stats_t *out)
@@ -48,7 +47,7 @@ void reap_get_tree_stats(reap_t *r, reap_stats_t *out)
     if (RP_UNLIKELY(r == NULL))
         rp_misuse("reap_get_tree_stats of a NULL reap", r, NULL);
     *out = (reap_stats_t){0};
-    add_tree(r, out);
+    reap_walk(r, add_one, out);
     if (r->acct == r)
         out->peak_footprint = atomic_load(&r->tree_peak);
 }
