@@ -148,6 +148,9 @@ static apr_size_t size_or(apr_size_t v, apr_size_t dflt)
 {
     return v != UNSET_SIZE ? v : dflt;
 }
+static apr_size_t conf_output(const bc_dir_conf *c) { return size_or(c->max_output, 1 << 20); }
+static apr_size_t conf_program(const bc_dir_conf *c) { return size_or(c->max_program, 256 * 1024); }
+static apr_size_t conf_memory(const bc_dir_conf *c) { return size_or(c->memory_limit, 64 << 20); }
 
 /* A size: digits with an optional k, M or G suffix (binary units). */
 static const char *set_size(cmd_parms *cmd, void *dconf, const char *arg)
@@ -258,27 +261,38 @@ static void hook_keep(void *ud, void *mem)
 {
 }
 
+/* Make room for @p need more bytes after the @p len bytes of *@p buf
+ * (capacity *@p cap): the buffer doubles, and the old one goes back to the
+ * pool.  @return 0, or -1 when the pool has no memory. */
+static int buf_reserve(apr_pool_t *p, char **buf, apr_size_t len,
+                       apr_size_t *cap, apr_size_t need)
+{
+    apr_size_t want = *cap ? *cap : 4096;
+    char *grown;
+
+    if (need <= *cap - len)
+        return 0;
+    while (need > want - len)
+        want *= 2;
+    grown = apr_palloc(p, want);
+    if (grown == NULL)
+        return -1;
+    if (len)
+        memcpy(grown, *buf, len);
+    ap_pfree(p, *buf);
+    *buf = grown;
+    *cap = want;
+    return 0;
+}
+
 /* Output is kept until the program ends, because its status (200 or a
- * limit's) must go out before the body.  The buffer doubles, and the old
- * one goes back to the request pool. */
+ * limit's) must go out before the body. */
 static void write_out(void *ud, const char *buf, size_t n)
 {
     bc_run_state *st = ud;
 
-    if (n > st->out_cap - st->out_len) {
-        apr_size_t cap = st->out_cap ? st->out_cap : 4096;
-        char *grown;
-
-        while (n > cap - st->out_len)
-            cap *= 2;
-        grown = apr_palloc(st->r->pool, cap);
-        if (grown == NULL)
-            return;
-        memcpy(grown, st->out, st->out_len);
-        ap_pfree(st->r->pool, st->out);
-        st->out = grown;
-        st->out_cap = cap;
-    }
+    if (buf_reserve(st->r->pool, &st->out, st->out_len, &st->out_cap, n) != 0)
+        return;
     memcpy(st->out + st->out_len, buf, n);
     st->out_len += n;
 }
@@ -329,8 +343,8 @@ static char *form_field(apr_pool_t *p, const char *list, const char *name)
 static int read_body(request_rec *r, apr_size_t max, char **body,
                      apr_size_t *len)
 {
-    apr_size_t cap = 8192, got = 0;
-    char *buf;
+    apr_size_t cap = 0, got = 0;
+    char *buf = NULL;
     int rc;
 
     if ((rc = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK)) != OK)
@@ -342,22 +356,13 @@ static int read_body(request_rec *r, apr_size_t max, char **body,
         *len = 0;
         return OK;
     }
-    buf = apr_palloc(r->pool, cap + 1);
     for (;;) {
         long n;
 
-        if (got == cap) {
-            char *grown;
-
-            if (cap > max)
-                return HTTP_REQUEST_ENTITY_TOO_LARGE;
-            grown = apr_palloc(r->pool, cap * 2 + 1);
-            memcpy(grown, buf, got);
-            ap_pfree(r->pool, buf);
-            buf = grown;
-            cap *= 2;
-        }
-        n = ap_get_client_block(r, buf + got, cap - got);
+        /* room for a read of 8 KiB and the NUL */
+        if (buf_reserve(r->pool, &buf, got, &cap, 8192 + 1) != 0)
+            return HTTP_INTERNAL_SERVER_ERROR;
+        n = ap_get_client_block(r, buf + got, cap - got - 1);
         if (n == 0)
             break;
         if (n < 0)
@@ -391,11 +396,18 @@ static int answer(request_rec *r, int status, const char *limit,
     return OK;
 }
 
+static int too_large(request_rec *r, apr_size_t max)
+{
+    return answer(r, HTTP_REQUEST_ENTITY_TOO_LARGE, "program-size",
+                  "the program is larger than BcMaxProgramSize (%"
+                  APR_SIZE_T_FMT " bytes)\n", max);
+}
+
 /* Find the program: the body of a POST, or ?e= of a GET. */
 static int get_program(request_rec *r, const bc_dir_conf *conf, char **prog,
                        apr_size_t *len)
 {
-    apr_size_t max = size_or(conf->max_program, 256 * 1024);
+    apr_size_t max = conf_program(conf);
     int rc;
 
     if (r->method_number == M_GET) {
@@ -413,8 +425,7 @@ static int get_program(request_rec *r, const bc_dir_conf *conf, char **prog,
 
         rc = read_body(r, max, prog, len);
         if (rc == HTTP_REQUEST_ENTITY_TOO_LARGE)
-            return answer(r, rc, "program-size", "the program is larger than "
-                          "BcMaxProgramSize (%" APR_SIZE_T_FMT " bytes)\n", max);
+            return too_large(r, max);
         if (rc != OK)
             return rc;
         if (ctype && strncasecmp(ctype, "application/x-www-form-urlencoded",
@@ -429,9 +440,7 @@ static int get_program(request_rec *r, const bc_dir_conf *conf, char **prog,
         }
     }
     if (*len > max)
-        return answer(r, HTTP_REQUEST_ENTITY_TOO_LARGE, "program-size",
-                      "the program is larger than BcMaxProgramSize (%"
-                      APR_SIZE_T_FMT " bytes)\n", max);
+        return too_large(r, max);
     return DECLINED; /* go on: a program was found */
 }
 
@@ -482,7 +491,7 @@ static int respond(request_rec *r, const bc_dir_conf *conf, bc_status st,
                       "the program used more memory than its limit "
                       "(BcMemoryLimit %" APR_SIZE_T_FMT " bytes, or "
                       "ReapRequestLimit)\n",
-                      size_or(conf->memory_limit, 64 << 20));
+                      conf_memory(conf));
     case BC_ERR_TIME:
         return answer(r, HTTP_SERVICE_UNAVAILABLE, "time",
                       "the program ran longer than BcTimeLimit (%g s)\n",
@@ -491,14 +500,13 @@ static int respond(request_rec *r, const bc_dir_conf *conf, bc_status st,
         return answer(r, HTTP_UNPROCESSABLE_ENTITY, "output",
                       "the program's output passed BcMaxOutput (%"
                       APR_SIZE_T_FMT " bytes)\n",
-                      size_or(conf->max_output, 1 << 20));
+                      conf_output(conf));
     case BC_ERR_DEPTH:
         return answer(r, HTTP_LOOP_DETECTED, "depth",
                       "%.*s", (int)rs->err_len, rs->err ? rs->err :
                       "function calls nested too deep\n");
     case BC_ERR_PROGSIZE:
-        return answer(r, HTTP_REQUEST_ENTITY_TOO_LARGE, "program-size",
-                      "the program is larger than BcMaxProgramSize\n");
+        return too_large(r, conf_program(conf));
     }
     return HTTP_INTERNAL_SERVER_ERROR;
 }
@@ -541,7 +549,7 @@ static int bc_handler(request_rec *r)
     if (apr_pool_create_ex(&rs.pool, r->pool, subpool_abort, NULL) != APR_SUCCESS)
         return HTTP_INTERNAL_SERVER_ERROR;
     apr_pool_tag(rs.pool, "bc");
-    mem_limit = size_or(conf->memory_limit, 64 << 20);
+    mem_limit = conf_memory(conf);
     rs.reap = pool_reap_get ? pool_reap_get(rs.pool) : NULL;
     if (rs.reap)
         reap_set_limit(rs.reap, mem_limit);
@@ -557,10 +565,10 @@ static int bc_handler(request_rec *r)
     cfg.err = write_err;
     cfg.err_ud = &rs;
     cfg.time_limit = conf_time(conf);
-    cfg.max_output = size_or(conf->max_output, 1 << 20);
+    cfg.max_output = conf_output(conf);
     cfg.max_depth = (unsigned)conf_depth(conf);
     cfg.max_stack = stack_room();
-    cfg.max_program = size_or(conf->max_program, 256 * 1024);
+    cfg.max_program = conf_program(conf);
     cfg.line_length = -1;
     l = r->args ? form_field(r->pool, r->args, "l") : NULL;
     cfg.mathlib = l ? strcmp(l, "0") != 0 : conf_mathlib(conf);
