@@ -168,7 +168,7 @@ sample_rss() {
     t0=$(date +%s.%N)
     while :; do
         kb=0
-        for c in $(pgrep -P "$(cat "$MR_ROOT/run/httpd.pid" 2>/dev/null || echo 1)"); do
+        for c in $(mr_children); do
             r=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$c/status" 2>/dev/null)
             kb=$((kb + ${r:-0}))
         done
@@ -195,7 +195,7 @@ sample_reap() {
 
 # ---- the run --------------------------------------------------------------------------
 mr_start
-kids_before=$(pgrep -P "$(cat "$MR_ROOT/run/httpd.pid")" | sort | tr '\n' ' ')
+kids_before=$(mr_children)
 echo "soak: apache2 on 127.0.0.1:$MR_PORT (2 children x $MR_THREADS threads), wrk $conns connections, ${duration}s"
 sample_rss >"$work/rss" &
 sampler=$!
@@ -221,7 +221,7 @@ read -r _ requests secs max_us sock_errors timeouts _ p99_us < <(grep '^TOTAL' "
 : "${requests:=0}" "${secs:=0}" "${max_us:=0}" "${sock_errors:=0}" "${timeouts:=0}" "${p99_us:=0}"
 
 crashes=$(grep -c 'exit signal\|Segmentation fault\|child pid [0-9]* exit' "$MR_ROOT/logs/error.log")
-kids_after=$(pgrep -P "$(cat "$MR_ROOT/run/httpd.pid")" | sort | tr '\n' ' ')
+kids_after=$(mr_children)
 [ "$crashes" -eq 0 ] || fail "$crashes crash(es) in the error log: $(grep 'exit signal' "$MR_ROOT/logs/error.log" | head -3)"
 [ "$kids_before" = "$kids_after" ] || fail "children were '$kids_before', now '$kids_after'"
 [ "$sock_errors" -eq 0 ] && [ "$timeouts" -eq 0 ] ||

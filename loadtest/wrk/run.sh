@@ -473,8 +473,7 @@ one_run() {
     [ "$HAVE_BC" = 1 ] && MR_NEED="$MR_NEED $MR_MOD_BC"
     mr_start >"$RUN/start.log" 2>&1 || exit 1
     cp "$STATIC" "$MR_ROOT/htdocs/s4k.txt" && chmod a+r "$MR_ROOT/htdocs/s4k.txt"
-    ppid=$(cat "$MR_ROOT/run/httpd.pid")
-    pids=$(pgrep -P "$ppid" | tr '\n' ' ')
+    pids=$(mr_children)
     [ -n "$pids" ] || { fail "$RUN_ID: no child process"; exit 1; }
     for p in $pids; do check_mapping "$p"; done
 
@@ -511,7 +510,7 @@ one_run() {
     fi
 
     alive=1
-    now=$(pgrep -P "$ppid" | tr '\n' ' ')
+    now=$(mr_children)
     [ "$now" = "$pids" ] || { alive=0; fail "$RUN_ID: the children changed: '$pids' -> '$now'"; }
     for p in $pids; do kill -0 "$p" 2>/dev/null || { alive=0; fail "$RUN_ID: child $p died"; }; done
     check_wrk "$s"

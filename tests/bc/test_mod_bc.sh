@@ -23,7 +23,8 @@
 
 MR_BUILDDIR=${MR_BUILDDIR:-$(pwd)}
 srcdir=${srcdir:-.}
-GNU_BC=${GNU_BC:-/usr/bin/bc}
+# GNU_BC, TMPD and normalize_err, as the other bc tests use them.
+. "$srcdir/tests/bc/common.sh"
 mr_env_apr=${REAP_APR_DIR:-}
 if [ -f "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh" ]; then
     . "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh"
@@ -32,12 +33,10 @@ REAP_APR_DIR=${mr_env_apr:-${REAP_APR_DIR:-$MR_BUILDDIR/install/apr}}
 MR_APR_LIB=$REAP_APR_DIR/lib
 . "$srcdir/tests/httpd/httpd_lib.sh"
 
-[ -x "$GNU_BC" ] || mr_fatal "no GNU bc at $GNU_BC (Debian package bc)"
 if [ ! -e "$MR_APR_LIB/libapr-1.so.0" ]; then
     echo "# SKIPPED: no reap-backed APR at $MR_APR_LIB (apr-patch/build-apr.sh)"
     exit 77
 fi
-TMPD=$(mktemp -d /tmp/test_mod_bc.XXXXXX)
 MR_NEED="$MR_MOD_REAP $MR_MOD_BC"
 MR_SITE=bc_site
 MR_THREADS=8
@@ -103,10 +102,6 @@ gnu_bc() {
     "$GNU_BC" -q "$@" >"$TMPD/want" 2>"$TMPD/want.err"
 }
 
-normalize_err() {
-    sed -e 's/^\(Runtime [a-z]*\) (func=\([^,]*\), [^)]*)/\1 (func=\2)/' "$1"
-}
-
 # same_answer <what>: 200 and the body equal to GNU bc's standard output.
 same_answer() {
     if [ "$MR_STATUS" = 200 ] && cmp -s "$TMPD/body" "$TMPD/want"; then
@@ -141,10 +136,6 @@ limited() {
     [ "$MR_STATUS" = "$2" ] && [ "$got" = "$3" ] && return 0
     mr_say "# '$4' on $1: status $MR_STATUS, X-Bc-Limit '$got'; body: $(head -c 200 "$TMPD/body")"
     return 1
-}
-
-children() {
-    pgrep -P "$(cat "$MR_ROOT/run/httpd.pid")" | sort | tr '\n' ' '
 }
 
 # ---- correctness ---------------------------------------------------------------------
@@ -264,7 +255,7 @@ check_random_bytes() {
 # After the hostile requests: no child died, and a small program's memory
 # is what a small program needs.
 check_survived() {
-    [ "$(children)" = "$1" ] || { mr_say "# children were '$1', now '$(children)'"; return 1; }
+    [ "$(mr_children)" = "$1" ] || { mr_say "# children were '$1', now '$(mr_children)'"; return 1; }
     if grep -q 'exit signal' "$MR_ROOT/logs/error.log"; then
         mr_say "# a child died:"; grep 'exit signal' "$MR_ROOT/logs/error.log"; return 1
     fi
@@ -323,7 +314,7 @@ mr_check "the form field program answers as GNU bc" check_form
 mr_check "BcMathLib On and ?l=1 answer as bc -l" check_mathlib
 mr_check "syntax and runtime errors are 400 with GNU bc's messages" check_errors
 mr_check "PUT is 405, a GET without e is 400" check_methods
-kids=$(children)
+kids=$(mr_children)
 mr_check "each limit stops its program with its own status" check_limits
 mr_check "random bytes get an answer, never a crash" check_random_bytes
 mr_check "the same children answer afterwards, with small peaks" check_survived "$kids"
@@ -342,7 +333,7 @@ stock_answers() {
     post /bc "$PRIME_BC"
     same_answer "1000th prime on stock APR"
 }
-kids=$(children)
+kids=$(mr_children)
 mr_check "stock APR: the 1000th prime answers as GNU bc" stock_answers
 mr_check "stock APR: BcMemoryLimit stops a hog (counted bytes)" stock_memory_limit
 mr_check "stock APR: the same children answer afterwards" check_survived "$kids"

@@ -275,9 +275,15 @@ mr_peak_of() {
         sed -n 's/.* peak=\([^ ]*\) .*/\1/p'
 }
 
+# The server's child processes, sorted, on one line (empty when it is down).
+mr_children() {
+    [ -f "$MR_ROOT/run/httpd.pid" ] || return 0
+    pgrep -P "$(cat "$MR_ROOT/run/httpd.pid")" | sort | tr '\n' ' '
+}
+
 # The libapr-1 a running child has mapped.
 mr_child_libapr() {
-    for pid in $(pgrep -P "$(cat "$MR_ROOT/run/httpd.pid")"); do
+    for pid in $(mr_children); do
         grep -o '/[^ ]*libapr-1\.so[^ ]*' "/proc/$pid/maps" | head -1
         return 0
     done
