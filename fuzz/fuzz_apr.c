@@ -35,6 +35,8 @@
 #include <apr_strings.h>
 
 #include "fuzz_input.h"
+#define FUZZ_NAME "fuzz_apr"
+#include "fuzz_model.h"
 #include "reap.h"
 
 #ifndef APR_POOL_HAS_PFREE
@@ -68,49 +70,7 @@ static m_pool pools[MAX_POOLS];
 static m_obj objs[MAX_OBJS];
 static apr_pool_t *root;
 static size_t model_bytes;
-static uint64_t seed_counter;
 static int cleanups_run, alloc_failed;
-static int trace;
-#define TRACE(...) (trace ? fprintf(stderr, __VA_ARGS__) : 0)
-
-static void fail(const char *what, size_t a, size_t b)
-{
-    fprintf(stderr, "fuzz_apr: %s (%zu, %zu)\n", what, a, b);
-    abort();
-}
-
-/* ---- patterns (as in fuzz_reap.c) ---------------------------------------- */
-
-static unsigned char fill_byte(uint64_t seed) { return (unsigned char)(seed >> 56) | 1; }
-
-static void pattern_fill(unsigned char *p, size_t n, uint64_t seed)
-{
-    memcpy(p, &seed, n < 8 ? n : 8);
-    if (n > 8)
-        memset(p + 8, fill_byte(seed), n - 8);
-}
-
-/* Compares in pages with memcmp (one ASan range check each, not one per
- * byte), and only then looks for the byte that differs. */
-static void pattern_check(const unsigned char *p, size_t n, uint64_t seed)
-{
-    static unsigned char ref[4096];
-    unsigned char b = fill_byte(seed);
-    if (memcmp(p, &seed, n < 8 ? n : 8) != 0)
-        fail("object's first bytes changed", (size_t)p, n);
-    if (ref[0] != b)
-        memset(ref, b, sizeof ref);
-    for (size_t i = 8; i < n; i += sizeof ref) {
-        size_t k = n - i < sizeof ref ? n - i : sizeof ref;
-        if (memcmp(p + i, ref, k) == 0)
-            continue;
-        for (size_t j = 0; j < k; j++)
-            if (p[i + j] != b)
-                fail("object's pattern changed at offset", i + j, n);
-    }
-}
-
-/* ---- model ------------------------------------------------------------------ */
 
 static bool in_subtree(int i, int top)
 {
@@ -158,7 +118,7 @@ static void obj_add(int slot, int pi, void *p, size_t size)
 {
     if ((uintptr_t)p % 8)
         fail("object not aligned to APR_ALIGN_DEFAULT", (size_t)p, size);
-    objs[slot] = (m_obj){p, size, pi, ++seed_counter * 0x9E3779B97F4A7C15ull};
+    objs[slot] = (m_obj){p, size, pi, new_seed()};
     model_bytes += size;
     pattern_fill(p, size, objs[slot].seed);
 }

@@ -44,13 +44,13 @@ FUZZ_APR_LIBS = -L$(REAP_APR_DIR)/lib -Wl,-rpath,$(REAP_APR_DIR)/lib -lapr-1
 
 FUZZ_REAP_SRCS = $(filter %.c,$(libreap_libreap_core_la_SOURCES))
 FUZZ_BC_SRCS = $(filter %.c,$(modules_mod_bc_libbc_la_SOURCES))
-FUZZ_INCS = $(top_srcdir)/fuzz/fuzz_input.h $(top_srcdir)/libreap/include/reap.h \
+FUZZ_INCS = $(top_srcdir)/fuzz/fuzz_input.h $(top_srcdir)/fuzz/fuzz_model.h $(top_srcdir)/libreap/include/reap.h \
 	$(wildcard $(top_srcdir)/libreap/src/*.h $(top_srcdir)/libreap/src/base/*.h \
 	$(top_srcdir)/modules/mod_bc/*.h)
 FUZZ_BIN = $(FUZZ_TARGETS:%=fuzz/%)
 FUZZ_REPLAY = $(FUZZ_TARGETS:%=fuzz/%-replay)
 
-EXTRA_DIST += fuzz/README.md fuzz/smoke.sh fuzz/driver.c fuzz/fuzz_input.h \
+EXTRA_DIST += fuzz/README.md fuzz/smoke.sh fuzz/driver.c fuzz/fuzz_input.h fuzz/fuzz_model.h \
 	fuzz/fuzz_reap.c fuzz/fuzz_bc.c fuzz/fuzz_apr.c fuzz/corpus fuzz/crashes
 
 # Each library once per configuration, as an archive of objects compiled
