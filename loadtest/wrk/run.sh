@@ -18,7 +18,7 @@
 #                   (also: reap-malloc-off, stock-off, on request)
 #   scenarios       static  a 4 KiB file
 #                   small   GET /bc?e=<a one-line expression>
-#                   medium  POST /bc, the primes below 2500 by trial division
+#                   medium  POST /bc, the primes below 10,000 by trial division
 #                   mix     small, medium and deliberately bad programs
 #                           (syntax, runtime, depth, output, program size)
 #
@@ -327,7 +327,7 @@ LoadModule bc_module $MR_MOD_BC
     BcMaxOutput 64k
     BcMaxDepth 1000
     BcMaxProgramSize 16k
-    BcMemoryLimit 16M
+    BcMemoryLimit 64M
 </Location>
 <Location /bc-short>
     SetHandler bc
