@@ -48,17 +48,20 @@ static void test_tables(void **state)
     check_table(1u << 20);
 }
 
-/* Every size maps to the smallest class holding it. */
+/* Every size maps to the smallest class holding it, for every S the
+ * options accept (the lookup tables are rebuilt for each). */
 static void test_lookup(void **state)
 {
     (void)state;
-    size_t sb = 64u << 10;
-    rp_hd_sc_init(sb);
-    for (size_t n = 0; n <= sb / 2; n++) {
-        uint32_t c = rp_hd_sc_of(n);
-        assert_true(rp_hd_sc.size[c] >= n);
-        if (c > 0)
-            assert_true(rp_hd_sc.size[c - 1] < n);
+    for (size_t sb = 16u << 10; sb <= RP_HD_MAX_SB; sb *= 2) {
+        rp_hd_sc_init(sb);
+        for (size_t n = 0; n <= sb / 2; n++) {
+            uint32_t c = rp_hd_sc_of(n);
+            assert_true(c < rp_hd_sc.n);
+            assert_true(rp_hd_sc.size[c] >= n);
+            if (c > 0)
+                assert_true(rp_hd_sc.size[c - 1] < n);
+        }
     }
 }
 

@@ -182,7 +182,7 @@ void *rp_hoard_malloc(size_t size)
     if (likely(size <= 1024))
         return small_alloc(rp_hd_sc.small[(size + 15) >> 4]);
     if (size <= rp_hd_sc_max())
-        return small_alloc(rp_hd_sc_slow(size));
+        return small_alloc(rp_hd_sc.big[(size + 63) >> 6]);
     return large_or_init(size);
 }
 

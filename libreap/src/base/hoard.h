@@ -65,6 +65,7 @@
 #include <stdint.h>
 
 #define RP_HD_MAX_CLASSES 64
+#define RP_HD_MAX_SB (1u << 20) /* largest S REAP_SUPERBLOCK accepts */
 #define RP_HD_HDR 128          /* superblock header bytes; blocks start here */
 #define RP_HD_MIN_ALIGN 16     /* every block is at least 16-byte aligned */
 #define RP_HD_SB_MAGIC 0x5eb10cu
@@ -104,6 +105,8 @@ typedef struct rp_hd_classes {
     uint32_t size[RP_HD_MAX_CLASSES];       /* ascending, multiples of 16 */
     uint32_t nblocks[RP_HD_MAX_CLASSES];    /* blocks per superblock */
     uint8_t small[1024 / 16 + 1];           /* class of sizes <= 1024 by (n+15)/16 */
+    uint8_t big[RP_HD_MAX_SB / 2 / 64 + 1]; /* class of sizes 1024..S/2 by (n+63)/64: every
+                                               class above 1 KiB is a multiple of 64 */
     uint8_t aligned64[RP_HD_MAX_CLASSES];   /* smallest class >= c whose size is a multiple of 64 */
 } rp_hd_classes_t;
 
@@ -114,13 +117,13 @@ extern rp_hd_classes_t rp_hd_sc;
 void rp_hd_sc_init(size_t sb_size);
 /* The largest size served from superblocks (S/2). */
 static inline size_t rp_hd_sc_max(void) { return rp_hd_sc.size[rp_hd_sc.n - 1]; }
-/* Class of a size <= rp_hd_sc_max(). */
-uint32_t rp_hd_sc_slow(size_t size);
+/* Class of a size <= rp_hd_sc_max(): two table lookups, no search (a reap
+ * chunk of 8 KiB or more asks for its class on every create and free). */
 static inline uint32_t rp_hd_sc_of(size_t size)
 {
     if (size <= 1024)
         return rp_hd_sc.small[(size + 15) >> 4];
-    return rp_hd_sc_slow(size);
+    return rp_hd_sc.big[(size + 63) >> 6];
 }
 
 /* ---- superblocks (superblock.c) ----------------------------------------- */

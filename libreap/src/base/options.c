@@ -26,7 +26,7 @@ rp_hd_options_t rp_hd_opt = {
 };
 
 static const rp_env_option_t options[] = {
-    {"REAP_SUPERBLOCK", &rp_hd_opt.sb_size, 16u << 10, 1u << 20},
+    {"REAP_SUPERBLOCK", &rp_hd_opt.sb_size, 16u << 10, RP_HD_MAX_SB},
     {"REAP_EMPTY_PCT", &rp_hd_opt.empty_pct, 1, 99},
     {"REAP_K", &rp_hd_opt.k_slack, 0, 1024},
     {"REAP_HEAPS", &rp_hd_opt.heaps, 0, RP_HD_MAX_HEAPS},

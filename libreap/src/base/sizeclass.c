@@ -7,8 +7,10 @@
  * stay cache-line aligned), up to S/2; beyond S/2 objects are large.
  * Every power of two is a class too: reap chunks are powers of two (8 KiB
  * doubling), and an exact fit wastes nothing.  The
- * table is built once for the chosen S; small sizes map to classes through
- * a direct lookup table, others by binary search.
+ * table is built once for the chosen S; sizes map to classes through two
+ * direct lookup tables, by 16 bytes up to 1 KiB and by 64 bytes above (every
+ * class above 1 KiB is a multiple of 64, so rounding a size up to 64 keeps
+ * its class).
  */
 #include "hoard.h"
 
@@ -35,6 +37,11 @@ static void fill_lookups(void)
             c++;
         rp_hd_sc.small[i] = (uint8_t)c;
     }
+    for (uint32_t i = 1024 / 64; i <= rp_hd_sc.size[rp_hd_sc.n - 1] / 64; i++) {
+        while (rp_hd_sc.size[c] < i * 64)
+            c++;
+        rp_hd_sc.big[i] = (uint8_t)c;
+    }
     for (uint32_t k = 0; k < rp_hd_sc.n; k++) {
         uint32_t j = k;
         while (j < rp_hd_sc.n && rp_hd_sc.size[j] % 64 != 0)
@@ -54,17 +61,4 @@ void rp_hd_sc_init(size_t sb_size)
     for (uint32_t c = 0; c < n; c++)
         rp_hd_sc.nblocks[c] = (uint32_t)((sb_size - RP_HD_HDR) / rp_hd_sc.size[c]);
     fill_lookups();
-}
-
-uint32_t rp_hd_sc_slow(size_t size)
-{
-    uint32_t lo = rp_hd_sc.small[1024 / 16], hi = rp_hd_sc.n - 1;
-    while (lo < hi) { /* smallest class with size[c] >= size */
-        uint32_t mid = (lo + hi) / 2;
-        if (rp_hd_sc.size[mid] >= size)
-            hi = mid;
-        else
-            lo = mid + 1;
-    }
-    return lo;
 }
