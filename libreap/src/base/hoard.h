@@ -271,9 +271,17 @@ typedef struct rp_hd_tcache {
     rp_hd_bin_t bin[RP_HD_MAX_CLASSES];
 } rp_hd_tcache_t;
 
-/* The calling thread's cache (default TLS model: dlopen-safe); NULL until
- * its first allocation. */
-extern __thread rp_hd_tcache_t *rp_hd_tls;
+/* The calling thread's cache; NULL until its first allocation.  Default
+ * (dynamic) TLS model, which works in a dlopen'ed module (libreap.so);
+ * built with RP_HD_TLS_IE (libreap-malloc.so only, which is preloaded and
+ * so always part of the initial static TLS block) the initial-exec model,
+ * one %fs-relative load instead of a call per malloc and free. */
+#ifdef RP_HD_TLS_IE
+#define RP_HD_TLS_MODEL __attribute__((tls_model("initial-exec")))
+#else
+#define RP_HD_TLS_MODEL
+#endif
+extern __thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL;
 
 /* Returns the calling thread's cache, creating it (and initialising the
  * allocator) on first use.  Never NULL. */

@@ -19,18 +19,15 @@ RP_HOARD_SOURCES = \
 RP_BASE_SOURCES = $(RP_HOARD_SOURCES)
 
 # libreap_hoard.la feeds libreap-malloc.so, which is only ever preloaded,
-# never dlopen'ed: there TLS descriptors (-mtls-dialect=gnu2, still the
-# dlopen-safe dynamic model) make the thread-cache lookup a cheap call
-# instead of __tls_get_addr, which took a fifth of threadtest's time.  Not
-# for libreap_core, which httpd dlopens: older glibc releases clobbered
-# vector registers on the dlopen path of TLS descriptors (sourceware bug
-# 31372, fixed in 2024).  A GNU make probe: compilers without the flag
-# simply go without.
-HOARD_TLS_CFLAGS := $(shell $(CC) -mtls-dialect=gnu2 -fPIC -S -o /dev/null -x c /dev/null >/dev/null 2>&1 && echo -mtls-dialect=gnu2)
-
+# never dlopen'ed: preloaded libraries are loaded at startup, inside the
+# initial static TLS block, so there the thread-cache pointer uses the
+# initial-exec TLS model (RP_HD_TLS_IE, see hoard.h): one load instead of
+# a call per malloc and free.  Not libreap_core, which httpd dlopens (there
+# initial-exec TLS fails with "cannot allocate memory in static TLS block");
+# tests/base/dlopen.sh checks libreap.so for exactly that.
 noinst_LTLIBRARIES += libreap/libreap_hoard.la
 libreap_libreap_hoard_la_SOURCES = $(RP_HOARD_SOURCES) libreap/src/env.h libreap/src/env.c
-libreap_libreap_hoard_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(HOARD_TLS_CFLAGS) $(REAP_LIB_SAN_CFLAGS)
+libreap_libreap_hoard_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DRP_HD_TLS_IE $(REAP_LIB_SAN_CFLAGS)
 
 # Drop-in malloc for LD_PRELOAD: exports only the C allocation functions.
 lib_LTLIBRARIES += libreap/libreap-malloc.la

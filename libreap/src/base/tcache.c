@@ -11,7 +11,8 @@
  * Blocks of other heaps go to the outbox and are given back to their own
  * superblocks in batches, one lock per owning heap.
  *
- * The cache pointer is default-model TLS (works in a dlopen'ed module) and
+ * The cache pointer is TLS (default model, dlopen-safe, except in the
+ * preload-only libreap-malloc.so: see hoard.h) and
  * a pthread key flushes the cache when the thread exits; the cache then
  * goes to a pool for the next thread, so thread churn maps nothing new.
  * After its exit flush a thread uses `dead', a cache that keeps nothing.
@@ -24,7 +25,7 @@
 #include "hoard.h"
 #include "../annotate.h" /* after hoard.h: config.h says REAP_VALGRIND */
 
-__thread rp_hd_tcache_t *rp_hd_tls;
+__thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static rp_hd_tcache_t *pool; /* idle caches, linked by next */
