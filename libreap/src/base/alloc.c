@@ -123,9 +123,7 @@ __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *
         return;
     }
     rp_hd_tcache_flush_bin(tc, sb->cls, bin->cap / 2);
-    *(void **)p = bin->head;
-    bin->head = p;
-    bin->count++;
+    rp_hd_bin_push(bin, sb, p);
 }
 
 void rp_hoard_free(void *p)
@@ -146,9 +144,7 @@ void rp_hoard_free(void *p)
         atomic_load_explicit(&sb->owner, memory_order_relaxed) == tc->heap) {
         rp_hd_bin_t *bin = &tc->bin[sb->cls];
         if (likely(bin->count < bin->cap)) {
-            *(void **)p = bin->head;
-            bin->head = p;
-            bin->count++;
+            rp_hd_bin_push(bin, sb, p);
             return;
         }
     }

@@ -296,6 +296,38 @@ size_t rp_hd_heap_take(rp_hd_heap_t *h, uint32_t cls, void **out, size_t n)
     return got;
 }
 
+size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, void **chain)
+{
+    void *first = NULL, **link = &first;
+    size_t got = 0;
+    while (got < n) {
+        rp_hd_sb_t *sb = find_space(h, cls);
+        if (!sb)
+            break;
+        unfile_sb(h, sb);
+        size_t before = got;
+        void *p = sb->free;
+        if (p) { /* splice a prefix of the free list: no link rewritten */
+            *link = p;
+            for (got++; got < n && *(void **)p; got++)
+                p = *(void **)p;
+            sb->free = *(void **)p;
+            link = (void **)p;
+        }
+        for (; got < n && sb->bump < sb->end; got++) {
+            *link = sb->bump;
+            link = (void **)sb->bump;
+            sb->bump += sb->size;
+        }
+        sb->used += (uint32_t)(got - before);
+        count_use(h, sb, (long)(got - before));
+        file_sb(h, sb);
+    }
+    *link = NULL;
+    *chain = first;
+    return got;
+}
+
 size_t rp_hd_heap_take_range(rp_hd_heap_t *h, uint32_t cls, size_t n, char **start)
 {
     rp_hd_sb_t *sb = find_space(h, cls);

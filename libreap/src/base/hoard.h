@@ -231,6 +231,10 @@ rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb);
 /* Fills out[] with up to n blocks of class cls from heap h (locked by the
  * caller); returns how many, 0 only when the OS refused memory. */
 size_t rp_hd_heap_take(rp_hd_heap_t *h, uint32_t cls, void **out, size_t n);
+/* Takes up to n blocks of class cls from heap h (locked) as one NULL-ended
+ * chain in *chain, splicing superblock free lists instead of copying them;
+ * returns how many, 0 only when the OS refused memory. */
+size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, void **chain);
 /* Takes up to n never-used blocks of class cls in one piece when the
  * fullest superblock with room has no free list; sets *start and returns
  * how many (0: use rp_hd_heap_take).  h locked. */
@@ -261,7 +265,29 @@ typedef struct rp_hd_bin {
     uint32_t cap;   /* blocks kept: tcache_bytes / size, 0 when disabled */
     char *bump;     /* [bump, bump_end): never-used blocks taken in one piece */
     char *bump_end; /* from a superblock's bump space; at most cap / 2 + 1 */
+    /* The run: when run_sb != NULL and count > run_base, the blocks at list
+     * positions run_base..count-1 (counted from the bottom; the newest
+     * count - run_base blocks) all belong to run_sb, and run_first, the
+     * deepest of them, is at position run_base.  Kept by frees (one
+     * compare); pops leave it true; other pushes set run_sb = NULL. */
+    rp_hd_sb_t *run_sb;
+    void *run_first;
+    uint32_t run_base;
 } rp_hd_bin_t;
+
+/* Pushes block p of superblock sb on bin (count < cap), keeping the run. */
+static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
+{
+    uint32_t n = bin->count;
+    if (__builtin_expect(sb != bin->run_sb || n <= bin->run_base, 0)) {
+        bin->run_sb = sb;
+        bin->run_base = n;
+        bin->run_first = p;
+    }
+    *(void **)p = bin->head;
+    bin->head = p;
+    bin->count = n + 1;
+}
 
 typedef struct rp_hd_tcache {
     rp_hd_heap_t *heap;           /* the heap this thread allocates from */

@@ -119,18 +119,18 @@ void rp_hd_tcache_init(void)
  * batch of blocks off free lists. */
 void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
 {
-    rp_hd_bin_t *bin = &tc->bin[cls];
-    void *out[REFILL_MAX];
+    rp_hd_bin_t *bin = &tc->bin[cls]; /* empty: list and piece used up */
     size_t want = bin->cap / 2 + 1;
     if (want > REFILL_MAX)
         want = REFILL_MAX;
     char *start = NULL;
+    void *chain = NULL;
     size_t got = 0, range = 0;
     pthread_mutex_lock(&tc->heap->lock);
     if (want > 1) /* never for `dead', whose bins stay empty */
         range = rp_hd_heap_take_range(tc->heap, cls, want, &start);
     if (range == 0)
-        got = rp_hd_heap_take(tc->heap, cls, out, want);
+        got = rp_hd_heap_take_chain(tc->heap, cls, want, &chain);
     pthread_mutex_unlock(&tc->heap->lock);
     if (range > 0) {
         size_t size = rp_hd_sc.size[cls];
@@ -142,12 +142,10 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
         errno = ENOMEM;
         return NULL;
     }
-    for (size_t i = got - 1; i >= 1; i--) {
-        *(void **)out[i] = bin->head;
-        bin->head = out[i];
-    }
-    bin->count += (uint32_t)(got - 1);
-    return out[0];
+    bin->head = *(void **)chain;
+    bin->count = (uint32_t)(got - 1);
+    bin->run_sb = NULL;
+    return chain;
 }
 
 /* The heap owning sb right now (it may change once read). */
@@ -195,18 +193,68 @@ static void give_list(rp_hd_heap_t *h, void *list)
     }
 }
 
+/* Gives back the first n blocks of list whose superblock h owns (h
+ * locked), one run of blocks from one superblock at a time, in a single
+ * walk; those of other heaps go to *other.  Returns the rest of list. */
+static void *give_first(rp_hd_heap_t *h, void *list, uint32_t n, void **other)
+{
+    while (n > 0) {
+        void *head = list, *tail = list;
+        rp_hd_sb_t *sb = rp_hd_hdr(head);
+        uint32_t k = 1;
+        list = *(void **)head;
+        while (k < n && rp_hd_hdr(list) == sb) { /* n <= length: list != NULL */
+            tail = list;
+            list = *(void **)list;
+            k++;
+        }
+        n -= k;
+        if (atomic_load_explicit(&sb->owner, memory_order_relaxed) == h) {
+            rp_hd_heap_give_chain(h, sb, head, tail, k);
+        } else { /* moved to the global heap since it was cached */
+            *(void **)tail = *other;
+            *other = head;
+        }
+    }
+    return list;
+}
+
+/* Gives back the run (see rp_hd_bin_t) in O(1), without walking it, when
+ * it holds at least the count - keep blocks to give and its superblock is
+ * still h's; true when done.  h locked. */
+static bool give_run(rp_hd_heap_t *h, rp_hd_bin_t *bin, uint32_t keep)
+{
+    rp_hd_sb_t *sb = bin->run_sb;
+    if (!sb || bin->count <= bin->run_base || bin->count - bin->run_base < bin->count - keep ||
+        atomic_load_explicit(&sb->owner, memory_order_relaxed) != h)
+        return false;
+    void *rest = *(void **)bin->run_first; /* give_chain relinks run_first */
+    rp_hd_heap_give_chain(h, sb, bin->head, bin->run_first, bin->count - bin->run_base);
+    bin->head = rest;
+    bin->count = bin->run_base;
+    bin->run_sb = NULL;
+    return true;
+}
+
+/* Gives back at least the newest count - keep blocks: the whole run when
+ * it covers them (frees come in runs: no walk), else exactly those, cut
+ * off the head in the one walk that giving them back needs anyway. */
 void rp_hd_tcache_flush_bin(rp_hd_tcache_t *tc, uint32_t cls, uint32_t keep)
 {
     rp_hd_bin_t *bin = &tc->bin[cls];
     if (bin->count <= keep)
         return;
-    void **link = &bin->head; /* keep the most recently freed (warm) ones */
-    for (uint32_t i = 0; i < keep; i++)
-        link = (void **)*link;
-    void *rest = *link;
-    *link = NULL;
-    bin->count = keep;
-    give_list(tc->heap, rest);
+    rp_hd_heap_t *h = tc->heap;
+    void *other = NULL;
+    pthread_mutex_lock(&h->lock);
+    if (!give_run(h, bin, keep)) {
+        bin->head = give_first(h, bin->head, bin->count - keep, &other);
+        bin->count = keep;
+    }
+    rp_hd_heap_balance(h);
+    pthread_mutex_unlock(&h->lock);
+    if (other)
+        give_list(owner_now(rp_hd_hdr(other)), other);
 }
 
 /* Gives every block of the outbox back, one lock per owning heap. */
@@ -242,6 +290,7 @@ static void range_to_list(rp_hd_bin_t *bin, uint32_t cls)
         bin->count++;
     }
     bin->bump = bin->bump_end = NULL;
+    bin->run_sb = NULL;
 }
 
 void rp_hd_tcache_flush_all(rp_hd_tcache_t *tc)
