@@ -495,6 +495,18 @@ static uint32_t default_heaps(void)
     return n;
 }
 
+/* Heap locks are held for a few list operations: an adaptive mutex spins
+ * a little before sleeping, so two threads meeting at the global heap do
+ * not pay a futex sleep and wake-up each time. */
+static void init_lock(pthread_mutex_t *lock)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+    pthread_mutex_init(lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+}
+
 void rp_hd_heaps_init(void)
 {
     rp_hd_nheaps = rp_hd_opt.heaps ? (uint32_t)rp_hd_opt.heaps : default_heaps();
@@ -508,7 +520,7 @@ void rp_hd_heaps_init(void)
         abort();
     }
     for (uint32_t i = 0; i <= rp_hd_nheaps; i++) {
-        pthread_mutex_init(&rp_hd_heaps[i].lock, NULL);
+        init_lock(&rp_hd_heaps[i].lock);
         rp_hd_heaps[i].index = i;
     }
 }
@@ -524,7 +536,7 @@ void rp_hd_heaps_unlock_all(bool reinit)
 {
     for (uint32_t i = 0; i <= rp_hd_nheaps; i++) {
         if (reinit)
-            pthread_mutex_init(&rp_hd_heaps[i].lock, NULL);
+            init_lock(&rp_hd_heaps[i].lock);
         else
             pthread_mutex_unlock(&rp_hd_heaps[i].lock);
     }
