@@ -20,8 +20,16 @@
 
 #define CACHE_MAX 64
 
+/* The cache is an array in the library's data, not a list linked through
+ * the cached mappings' headers: a lookup scans 1 KiB that stays in cache
+ * instead of chasing up to 64 cold header lines (mstress). */
+typedef struct cached {
+    size_t usable;    /* h->usable, copied so the scan touches no header */
+    rp_hd_sb_t *h;
+} cached_t;
+
 static pthread_mutex_t large_lock = PTHREAD_MUTEX_INITIALIZER;
-static rp_hd_sb_t *cache;   /* freed mappings, linked by next */
+static cached_t cache[CACHE_MAX]; /* [0, cache_n): freed mappings */
 static size_t cache_bytes;  /* sum of their map_len <= rp_hd_opt.large_cache */
 static uint32_t cache_n;    /* <= CACHE_MAX */
 
@@ -37,23 +45,22 @@ static size_t default_off(void) { return rp_hd_os_page(); }
 
 size_t rp_hd_large_usable(size_t size) { return page_up(size); }
 
-/* Best cached mapping for size (default alignment), unlinked; or NULL. */
+/* Best cached mapping for size (default alignment), removed; or NULL. */
 static rp_hd_sb_t *cache_take(size_t size)
 {
-    rp_hd_sb_t *best = NULL, **best_link = NULL;
+    rp_hd_sb_t *best = NULL;
     pthread_mutex_lock(&large_lock);
-    for (rp_hd_sb_t **link = &cache; *link; link = &(*link)->next) {
-        rp_hd_sb_t *h = *link;
-        if (h->usable >= size && h->usable <= size + size / 2 &&
-            (!best || h->usable < best->usable)) {
-            best = h;
-            best_link = link;
+    uint32_t bi = 0;
+    for (uint32_t i = 0; i < cache_n; i++) {
+        size_t u = cache[i].usable;
+        if (u >= size && u <= size + size / 2 && (!best || u < cache[bi].usable)) {
+            best = cache[i].h;
+            bi = i;
         }
     }
     if (best) {
-        *best_link = best->next;
+        cache[bi] = cache[--cache_n];
         cache_bytes -= best->map_len;
-        cache_n--;
         atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, best->map_len, memory_order_relaxed);
     }
     pthread_mutex_unlock(&large_lock);
@@ -65,10 +72,8 @@ static bool cache_put(rp_hd_sb_t *h)
     bool kept = false;
     pthread_mutex_lock(&large_lock);
     if (cache_n < CACHE_MAX && cache_bytes + h->map_len <= rp_hd_opt.large_cache) {
-        h->next = cache;
-        cache = h;
+        cache[cache_n++] = (cached_t){h->usable, h};
         cache_bytes += h->map_len;
-        cache_n++;
         kept = true;
         atomic_fetch_add_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
     }
@@ -129,15 +134,15 @@ void rp_hd_large_fork(int phase)
 
 void rp_hd_large_trim(void)
 {
+    cached_t list[CACHE_MAX];
     pthread_mutex_lock(&large_lock);
-    rp_hd_sb_t *list = cache;
-    cache = NULL;
-    cache_bytes = 0;
+    uint32_t n = cache_n;
+    memcpy(list, cache, n * sizeof *list);
     cache_n = 0;
+    cache_bytes = 0;
     pthread_mutex_unlock(&large_lock);
-    while (list) {
-        rp_hd_sb_t *h = list;
-        list = h->next;
+    for (uint32_t i = 0; i < n; i++) {
+        rp_hd_sb_t *h = list[i].h;
         atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
         h->magic = 0;
         rp_hd_os_unmap(h->map_base, h->map_len);
