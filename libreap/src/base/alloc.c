@@ -79,26 +79,38 @@ void rp_hd_init(void)
 
 /* ---- small blocks ---------------------------------------------------------------- */
 
+/* The thread-cache pops, shared by malloc's fast path and small_alloc;
+ * NULL when the bin has nothing. */
+static inline void *bin_pop(rp_hd_bin_t *bin, uint32_t cls)
+{
+    void *p = bin->head;
+    if (likely(p != NULL)) {
+        bin->head = *(void **)p;
+        bin->count--;
+        return p;
+    }
+    if (bin->bump < bin->bump_end) {
+        p = bin->bump;
+        bin->bump += rp_hd_sc.size[cls];
+        return p;
+    }
+    return NULL;
+}
+
+__attribute__((noinline)) static void *small_refill(uint32_t cls)
+{
+    return rp_hd_tcache_refill(rp_hd_tcache_get(), cls);
+}
+
 static inline void *small_alloc(uint32_t cls)
 {
     rp_hd_tcache_t *tc = rp_hd_tls;
     if (likely(tc != NULL)) {
-        rp_hd_bin_t *bin = &tc->bin[cls];
-        void *p = bin->head;
-        if (likely(p != NULL)) {
-            bin->head = *(void **)p;
-            bin->count--;
+        void *p = bin_pop(&tc->bin[cls], cls);
+        if (likely(p != NULL))
             return p;
-        }
-        if (bin->bump < bin->bump_end) {
-            p = bin->bump;
-            bin->bump += rp_hd_sc.size[cls];
-            return p;
-        }
-    } else {
-        tc = rp_hd_tcache_get();
     }
-    return rp_hd_tcache_refill(tc, cls);
+    return small_refill(cls);
 }
 
 static void bad_pointer(const void *p)
@@ -126,19 +138,37 @@ __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *
     rp_hd_bin_push(bin, sb, p);
 }
 
-void rp_hoard_free(void *p)
+/* Large objects, pointers from aligned allocations, bad pointers. */
+__attribute__((noinline)) static void free_unusual(rp_hd_sb_t *sb, void *p)
 {
-    if (unlikely(p == NULL))
-        return;
-    rp_hd_sb_t *sb = rp_hd_hdr(p);
-    if (unlikely(sb->magic != RP_HD_SB_MAGIC)) {
+    if (sb->magic != RP_HD_SB_MAGIC) {
         if (sb->magic != RP_HD_LARGE_MAGIC)
             bad_pointer(p);
         rp_hd_large_free(sb);
         return;
     }
-    if (unlikely(atomic_load_explicit(&sb->interior, memory_order_relaxed)))
-        p = rp_hd_sb_block_of(sb, p);
+    p = rp_hd_sb_block_of(sb, p); /* sb->interior: p may point inside */
+    rp_hd_tcache_t *tc = rp_hd_tls;
+    if (tc && atomic_load_explicit(&sb->owner, memory_order_relaxed) == tc->heap) {
+        rp_hd_bin_t *bin = &tc->bin[sb->cls];
+        if (bin->count < bin->cap) {
+            rp_hd_bin_push(bin, sb, p);
+            return;
+        }
+    }
+    free_slow(tc, sb, p);
+}
+
+void rp_hoard_free(void *p)
+{
+    if (unlikely(p == NULL))
+        return;
+    rp_hd_sb_t *sb = rp_hd_hdr(p);
+    if (unlikely((sb->magic ^ RP_HD_SB_MAGIC) |
+                 atomic_load_explicit(&sb->interior, memory_order_relaxed))) {
+        free_unusual(sb, p);
+        return;
+    }
     rp_hd_tcache_t *tc = rp_hd_tls;
     if (likely(tc != NULL) &&
         atomic_load_explicit(&sb->owner, memory_order_relaxed) == tc->heap) {
@@ -161,8 +191,9 @@ static void *large_malloc(size_t size, bool *zeroed)
     return p;
 }
 
-/* Out of line, so the small path needs no stack frame. */
-__attribute__((noinline)) static void *large_or_init(size_t size)
+/* Everything but a pop from an initialised thread's cache, out of line
+ * so that malloc's fast path needs no stack frame. */
+__attribute__((noinline)) static void *malloc_slow(size_t size)
 {
     rp_hd_init();
     if (size <= rp_hd_sc_max())
@@ -171,15 +202,18 @@ __attribute__((noinline)) static void *large_or_init(size_t size)
     return large_malloc(size, &zeroed);
 }
 
+/* A thread has a cache only after rp_hd_init() returned to it (acquire),
+ * so with a cache no check of rp_hd_ready is needed. */
 void *rp_hoard_malloc(size_t size)
 {
-    if (unlikely(!atomic_load_explicit(&rp_hd_ready, memory_order_acquire)))
-        return large_or_init(size);
-    if (likely(size <= 1024))
-        return small_alloc(rp_hd_sc.small[(size + 15) >> 4]);
-    if (size <= rp_hd_sc_max())
-        return small_alloc(rp_hd_sc.big[(size + 63) >> 6]);
-    return large_or_init(size);
+    rp_hd_tcache_t *tc = rp_hd_tls;
+    if (likely(tc != NULL && size <= 1024)) {
+        uint32_t cls = rp_hd_sc.small[(size + 15) >> 4];
+        void *p = bin_pop(&tc->bin[cls], cls);
+        if (likely(p != NULL))
+            return p;
+    }
+    return malloc_slow(size);
 }
 
 void *rp_hoard_malloc_z(size_t size, bool *zeroed)

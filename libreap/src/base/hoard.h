@@ -273,7 +273,7 @@ typedef struct rp_hd_bin {
     rp_hd_sb_t *run_sb;
     void *run_first;
     uint32_t run_base;
-} rp_hd_bin_t;
+} __attribute__((aligned(64))) rp_hd_bin_t; /* 64 bytes: a bin is found with a shift */
 
 /* Pushes block p of superblock sb on bin (count < cap), keeping the run. */
 static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
