@@ -138,13 +138,6 @@ rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb)
  * operation of the global heap; rp_hoard_trim() forces it).  Past
  * retain_max bytes of empties nothing waits.  Global heap locked. */
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void unmap_sb(rp_hd_heap_t *g, rp_hd_sb_t *sb)
 {
     drop(g, sb);
@@ -182,7 +175,7 @@ static void release_excess(rp_hd_heap_t *g, bool force)
             unmap_sb(g, g->empty);
         return;
     }
-    uint64_t now = now_ms();
+    uint64_t now = rp_hd_os_now_ms();
     if (now - epoch_start < rp_hd_opt.decay_ms)
         return;
     uint32_t previous = epoch++;

@@ -337,6 +337,8 @@ void rp_hd_large_trim(void);
 void *rp_hd_os_map(size_t len, size_t align);
 void rp_hd_os_unmap(void *p, size_t len);
 size_t rp_hd_os_page(void);
+/* Milliseconds of a coarse monotonic clock (decay periods). */
+uint64_t rp_hd_os_now_ms(void);
 
 /* ---- statistics (stats.c) ------------------------------------------------ */
 

@@ -12,7 +12,11 @@
  * Reaps ask for the same chunk sizes again and again, and programs often
  * free and reallocate buffers of one size, so freed default-aligned
  * mappings are kept (up to large_cache bytes, best fit within 1.5x) instead
- * of being unmapped at once; the rest go straight back to the OS.
+ * of being unmapped at once; the rest go straight back to the OS.  Like
+ * the global heap's empty superblocks, a cached mapping that stays unused
+ * through a whole decay period (decay_ms) is unmapped at the next large
+ * operation, so the cache holds what the program recycles now, not the
+ * most it ever freed (a server's footprint falls after a peak).
  */
 #include <string.h>
 
@@ -26,12 +30,48 @@
 typedef struct cached {
     size_t usable;    /* h->usable, copied so the scan touches no header */
     rp_hd_sb_t *h;
+    uint32_t epoch;   /* decay period it was cached in */
 } cached_t;
 
 static pthread_mutex_t large_lock = PTHREAD_MUTEX_INITIALIZER;
 static cached_t cache[CACHE_MAX]; /* [0, cache_n): freed mappings */
 static size_t cache_bytes;  /* sum of their map_len <= rp_hd_opt.large_cache */
 static uint32_t cache_n;    /* <= CACHE_MAX */
+static uint32_t epoch;      /* decay periods seen; large_lock */
+static uint64_t epoch_start; /* ms when the current one began; large_lock */
+
+/* Starts a new decay period when the current one is over and moves the
+ * entries cached before the previous one began (unused for at least a
+ * whole period) to out[]; returns how many.  large_lock held. */
+static uint32_t cache_expire(rp_hd_sb_t **out)
+{
+    uint64_t now = rp_hd_os_now_ms();
+    if (now - epoch_start < rp_hd_opt.decay_ms)
+        return 0;
+    uint32_t previous = epoch++, n = 0;
+    epoch_start = now;
+    for (uint32_t i = 0; i < cache_n;) {
+        if (cache[i].epoch < previous) {
+            rp_hd_sb_t *h = cache[i].h;
+            out[n++] = h;
+            cache_bytes -= h->map_len;
+            atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
+            cache[i] = cache[--cache_n];
+        } else {
+            i++;
+        }
+    }
+    return n;
+}
+
+/* Unmaps mappings taken out of the cache (no lock held). */
+static void unmap_all(rp_hd_sb_t **list, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        list[i]->magic = 0;
+        rp_hd_os_unmap(list[i]->map_base, list[i]->map_len);
+    }
+}
 
 static size_t page_up(size_t n)
 {
@@ -48,8 +88,9 @@ size_t rp_hd_large_usable(size_t size) { return page_up(size); }
 /* Best cached mapping for size (default alignment), removed; or NULL. */
 static rp_hd_sb_t *cache_take(size_t size)
 {
-    rp_hd_sb_t *best = NULL;
+    rp_hd_sb_t *best = NULL, *expired[CACHE_MAX];
     pthread_mutex_lock(&large_lock);
+    uint32_t nexp = cache_expire(expired);
     uint32_t bi = 0;
     for (uint32_t i = 0; i < cache_n; i++) {
         size_t u = cache[i].usable;
@@ -64,20 +105,24 @@ static rp_hd_sb_t *cache_take(size_t size)
         atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, best->map_len, memory_order_relaxed);
     }
     pthread_mutex_unlock(&large_lock);
+    unmap_all(expired, nexp);
     return best;
 }
 
 static bool cache_put(rp_hd_sb_t *h)
 {
     bool kept = false;
+    rp_hd_sb_t *expired[CACHE_MAX];
     pthread_mutex_lock(&large_lock);
+    uint32_t nexp = cache_expire(expired);
     if (cache_n < CACHE_MAX && cache_bytes + h->map_len <= rp_hd_opt.large_cache) {
-        cache[cache_n++] = (cached_t){h->usable, h};
+        cache[cache_n++] = (cached_t){h->usable, h, epoch};
         cache_bytes += h->map_len;
         kept = true;
         atomic_fetch_add_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
     }
     pthread_mutex_unlock(&large_lock);
+    unmap_all(expired, nexp);
     return kept;
 }
 

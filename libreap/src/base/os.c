@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hoard.h"
@@ -72,4 +73,11 @@ void rp_hd_os_unmap(void *p, size_t len)
     atomic_fetch_sub_explicit(&rp_hd_cnt.mapped, len, memory_order_relaxed);
     atomic_fetch_add_explicit(&rp_hd_cnt.unmaps, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&rp_hd_cnt.returned, len, memory_order_relaxed);
+}
+
+uint64_t rp_hd_os_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
