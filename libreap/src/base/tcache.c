@@ -142,9 +142,11 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
         errno = ENOMEM;
         return NULL;
     }
-    bin->head = *(void **)chain;
-    bin->count = (uint32_t)(got - 1);
-    bin->run_sb = NULL;
+    if (got > 1) { /* never for `dead', shared by exiting threads */
+        bin->head = *(void **)chain;
+        bin->count = (uint32_t)(got - 1);
+        bin->run_sb = NULL;
+    }
     return chain;
 }
 
