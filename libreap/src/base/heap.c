@@ -488,10 +488,7 @@ static uint32_t default_heaps(void)
     return n;
 }
 
-/* Heap locks are held for a few list operations: an adaptive mutex spins
- * a little before sleeping, so two threads meeting at the global heap do
- * not pay a futex sleep and wake-up each time. */
-static void init_lock(pthread_mutex_t *lock)
+void rp_hd_lock_init(pthread_mutex_t *lock)
 {
     pthread_mutexattr_t attr;
     pthread_mutexattr_init(&attr);
@@ -513,7 +510,7 @@ void rp_hd_heaps_init(void)
         abort();
     }
     for (uint32_t i = 0; i <= rp_hd_nheaps; i++) {
-        init_lock(&rp_hd_heaps[i].lock);
+        rp_hd_lock_init(&rp_hd_heaps[i].lock);
         rp_hd_heaps[i].index = i;
     }
 }
@@ -529,7 +526,7 @@ void rp_hd_heaps_unlock_all(bool reinit)
 {
     for (uint32_t i = 0; i <= rp_hd_nheaps; i++) {
         if (reinit)
-            init_lock(&rp_hd_heaps[i].lock);
+            rp_hd_lock_init(&rp_hd_heaps[i].lock);
         else
             pthread_mutex_unlock(&rp_hd_heaps[i].lock);
     }

@@ -225,6 +225,10 @@ typedef struct rp_hd_heap {
 extern rp_hd_heap_t *rp_hd_heaps; /* [0] global, [1..rp_hd_nheaps] */
 extern uint32_t rp_hd_nheaps;
 
+/* Initialises an allocator lock (heaps, large objects) as an adaptive
+ * mutex: they are held for a few list operations, so a thread that finds
+ * one taken spins a little instead of paying a futex sleep and wake-up. */
+void rp_hd_lock_init(pthread_mutex_t *lock);
 void rp_hd_heaps_init(void);
 /* Locks the heap owning sb (stable while held); returns it. */
 rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb);

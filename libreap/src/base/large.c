@@ -18,6 +18,8 @@
  * operation, so the cache holds what the program recycles now, not the
  * most it ever freed (a server's footprint falls after a peak).
  */
+#define _GNU_SOURCE /* PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP */
+#include <pthread.h>
 #include <string.h>
 
 #include "hoard.h"
@@ -33,7 +35,7 @@ typedef struct cached {
     uint32_t epoch;   /* decay period it was cached in */
 } cached_t;
 
-static pthread_mutex_t large_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t large_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP; /* see rp_hd_lock_init */
 static cached_t cache[CACHE_MAX]; /* [0, cache_n): freed mappings */
 static size_t cache_bytes;  /* sum of their map_len <= rp_hd_opt.large_cache */
 static uint32_t cache_n;    /* <= CACHE_MAX */
@@ -174,7 +176,7 @@ void rp_hd_large_fork(int phase)
     else if (phase == 1)
         pthread_mutex_unlock(&large_lock);
     else
-        pthread_mutex_init(&large_lock, NULL);
+        rp_hd_lock_init(&large_lock);
 }
 
 void rp_hd_large_trim(void)
