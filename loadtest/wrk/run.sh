@@ -15,7 +15,8 @@
 #                   reap         the reap-backed APR (apr-patch/), BcPfree On
 #                   reap-off     the reap-backed APR, BcPfree Off (bc only)
 #                   reap-malloc  reap-backed APR + LD_PRELOAD libreap-malloc.so
-#                   (also: reap-malloc-off, stock-off, on request)
+#                   (also: reap-malloc-off, stock-off, on request, and
+#                   stock2, stock once more: an A/A check of the noise)
 #   scenarios       static  a 4 KiB file
 #                   small   GET /bc?e=<a one-line expression>
 #                   medium  POST /bc, the primes below 10,000 by trial division
@@ -158,7 +159,7 @@ done
 config_set() {
     C_APR=$REAP_APR_LIB C_PRELOAD= C_PFREE=On
     case $1 in
-    stock) C_APR= ;;
+    stock | stock2) C_APR= ;; # stock2: the same again, an A/A check of the noise
     stock-off) C_APR= C_PFREE=Off ;;
     reap) ;;
     reap-off) C_PFREE=Off ;;
