@@ -138,6 +138,22 @@ __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *
     rp_hd_bin_push(bin, sb, p);
 }
 
+/* Block p of superblock sb back to this thread's cache when its heap owns
+ * sb and the bin has room (no lock), else through free_slow. */
+static inline void free_block(rp_hd_sb_t *sb, void *p)
+{
+    rp_hd_tcache_t *tc = rp_hd_tls;
+    if (likely(tc != NULL) &&
+        atomic_load_explicit(&sb->owner, memory_order_relaxed) == tc->heap) {
+        rp_hd_bin_t *bin = &tc->bin[sb->cls];
+        if (likely(bin->count < bin->cap)) {
+            rp_hd_bin_push(bin, sb, p);
+            return;
+        }
+    }
+    free_slow(tc, sb, p);
+}
+
 /* Large objects, pointers from aligned allocations, bad pointers. */
 __attribute__((noinline)) static void free_unusual(rp_hd_sb_t *sb, void *p)
 {
@@ -147,16 +163,7 @@ __attribute__((noinline)) static void free_unusual(rp_hd_sb_t *sb, void *p)
         rp_hd_large_free(sb);
         return;
     }
-    p = rp_hd_sb_block_of(sb, p); /* sb->interior: p may point inside */
-    rp_hd_tcache_t *tc = rp_hd_tls;
-    if (tc && atomic_load_explicit(&sb->owner, memory_order_relaxed) == tc->heap) {
-        rp_hd_bin_t *bin = &tc->bin[sb->cls];
-        if (bin->count < bin->cap) {
-            rp_hd_bin_push(bin, sb, p);
-            return;
-        }
-    }
-    free_slow(tc, sb, p);
+    free_block(sb, rp_hd_sb_block_of(sb, p)); /* sb->interior: p may point inside */
 }
 
 void rp_hoard_free(void *p)
@@ -169,16 +176,7 @@ void rp_hoard_free(void *p)
         free_unusual(sb, p);
         return;
     }
-    rp_hd_tcache_t *tc = rp_hd_tls;
-    if (likely(tc != NULL) &&
-        atomic_load_explicit(&sb->owner, memory_order_relaxed) == tc->heap) {
-        rp_hd_bin_t *bin = &tc->bin[sb->cls];
-        if (likely(bin->count < bin->cap)) {
-            rp_hd_bin_push(bin, sb, p);
-            return;
-        }
-    }
-    free_slow(tc, sb, p);
+    free_block(sb, p);
 }
 
 /* ---- malloc-like entry points ------------------------------------------------------ */

@@ -28,8 +28,7 @@
 rp_hd_heap_t *rp_hd_heaps;
 uint32_t rp_hd_nheaps;
 
-static uint32_t epoch;       /* decay periods seen (release_excess); global lock */
-static uint64_t epoch_start; /* ms when the current period began; global lock */
+static rp_hd_decay_t decay; /* of the global heap's empties; global lock */
 
 static inline size_t sb_bytes(void) { return rp_hd_opt.sb_size; }
 static inline rp_hd_heap_t *global_heap(void) { return &rp_hd_heaps[0]; }
@@ -66,7 +65,7 @@ static void file_sb(rp_hd_heap_t *h, rp_hd_sb_t *sb)
     if (sb->used == 0) {
         sb->group = 0;
         if (h == global_heap())
-            sb->empty_epoch = epoch;
+            sb->empty_epoch = decay.epoch;
         h->nempty++;
     } else {
         sb->group = rp_hd_sb_group(sb);
@@ -175,12 +174,9 @@ static void release_excess(rp_hd_heap_t *g, bool force)
             unmap_sb(g, g->empty);
         return;
     }
-    uint64_t now = rp_hd_os_now_ms();
-    if (now - epoch_start < rp_hd_opt.decay_ms)
-        return;
-    uint32_t previous = epoch++;
-    epoch_start = now;
-    unmap_older(g, keep, false, previous); /* empty since before the last period began */
+    uint32_t stale;
+    if (rp_hd_decay_tick(&decay, &stale))
+        unmap_older(g, keep, false, stale); /* empty since before the last period began */
 }
 
 /* Maps a batch of superblocks: returns one, files the rest as empty in the
@@ -269,24 +265,6 @@ static rp_hd_sb_t *find_space(rp_hd_heap_t *h, uint32_t cls)
         rp_hd_sb_format(sb, cls);
     file_sb(h, sb);
     return sb;
-}
-
-size_t rp_hd_heap_take(rp_hd_heap_t *h, uint32_t cls, void **out, size_t n)
-{
-    size_t got = 0;
-    while (got < n) {
-        rp_hd_sb_t *sb = find_space(h, cls);
-        if (!sb)
-            break;
-        unfile_sb(h, sb);
-        size_t before = got;
-        void *p;
-        while (got < n && (p = rp_hd_sb_pop(sb)) != NULL)
-            out[got++] = p;
-        count_use(h, sb, (long)(got - before));
-        file_sb(h, sb);
-    }
-    return got;
 }
 
 size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, void **chain)

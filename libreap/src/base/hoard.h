@@ -232,16 +232,13 @@ void rp_hd_lock_init(pthread_mutex_t *lock);
 void rp_hd_heaps_init(void);
 /* Locks the heap owning sb (stable while held); returns it. */
 rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb);
-/* Fills out[] with up to n blocks of class cls from heap h (locked by the
- * caller); returns how many, 0 only when the OS refused memory. */
-size_t rp_hd_heap_take(rp_hd_heap_t *h, uint32_t cls, void **out, size_t n);
 /* Takes up to n blocks of class cls from heap h (locked) as one NULL-ended
  * chain in *chain, splicing superblock free lists instead of copying them;
  * returns how many, 0 only when the OS refused memory. */
 size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, void **chain);
 /* Takes up to n never-used blocks of class cls in one piece when the
  * fullest superblock with room has no free list; sets *start and returns
- * how many (0: use rp_hd_heap_take).  h locked. */
+ * how many (0: use rp_hd_heap_take_chain).  h locked. */
 size_t rp_hd_heap_take_range(rp_hd_heap_t *h, uint32_t cls, size_t n, char **start);
 /* Gives back block p of sb to h, its owner (locked by the caller).  Does
  * not restore the emptiness invariant: call rp_hd_heap_balance after. */
@@ -341,8 +338,17 @@ void rp_hd_large_trim(void);
 void *rp_hd_os_map(size_t len, size_t align);
 void rp_hd_os_unmap(void *p, size_t len);
 size_t rp_hd_os_page(void);
-/* Milliseconds of a coarse monotonic clock (decay periods). */
-uint64_t rp_hd_os_now_ms(void);
+/* A decay clock (the global heap's empty superblocks, the large-object
+ * cache): periods of decay_ms on a coarse monotonic clock.  Whatever was
+ * stamped with an epoch before the period that just ended has stayed
+ * unused through a whole period.  The caller's lock guards it. */
+typedef struct rp_hd_decay {
+    uint32_t epoch; /* periods begun: the stamp for what is parked now */
+    uint64_t start; /* ms when the current period began */
+} rp_hd_decay_t;
+/* Starts a new period when the current one is over: returns true and sets
+ * *stale to the period that just ended (stamps below it are stale). */
+bool rp_hd_decay_tick(rp_hd_decay_t *d, uint32_t *stale);
 
 /* ---- statistics (stats.c) ------------------------------------------------ */
 

@@ -20,7 +20,6 @@
  */
 #define _GNU_SOURCE /* PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP */
 #include <pthread.h>
-#include <string.h>
 
 #include "hoard.h"
 
@@ -39,29 +38,32 @@ static pthread_mutex_t large_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP; /* se
 static cached_t cache[CACHE_MAX]; /* [0, cache_n): freed mappings */
 static size_t cache_bytes;  /* sum of their map_len <= rp_hd_opt.large_cache */
 static uint32_t cache_n;    /* <= CACHE_MAX */
-static uint32_t epoch;      /* decay periods seen; large_lock */
-static uint64_t epoch_start; /* ms when the current one began; large_lock */
+static rp_hd_decay_t decay;  /* stamps the entries; large_lock */
+
+/* Takes entry i out of the cache, keeping the counts; returns its mapping.
+ * large_lock held. */
+static rp_hd_sb_t *cache_remove(uint32_t i)
+{
+    rp_hd_sb_t *h = cache[i].h;
+    cache[i] = cache[--cache_n];
+    cache_bytes -= h->map_len;
+    atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
+    return h;
+}
 
 /* Starts a new decay period when the current one is over and moves the
  * entries cached before the previous one began (unused for at least a
  * whole period) to out[]; returns how many.  large_lock held. */
 static uint32_t cache_expire(rp_hd_sb_t **out)
 {
-    uint64_t now = rp_hd_os_now_ms();
-    if (now - epoch_start < rp_hd_opt.decay_ms)
+    uint32_t stale, n = 0;
+    if (!rp_hd_decay_tick(&decay, &stale))
         return 0;
-    uint32_t previous = epoch++, n = 0;
-    epoch_start = now;
     for (uint32_t i = 0; i < cache_n;) {
-        if (cache[i].epoch < previous) {
-            rp_hd_sb_t *h = cache[i].h;
-            out[n++] = h;
-            cache_bytes -= h->map_len;
-            atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
-            cache[i] = cache[--cache_n];
-        } else {
+        if (cache[i].epoch < stale)
+            out[n++] = cache_remove(i); /* entry i is now another: look again */
+        else
             i++;
-        }
     }
     return n;
 }
@@ -101,11 +103,8 @@ static rp_hd_sb_t *cache_take(size_t size)
             bi = i;
         }
     }
-    if (best) {
-        cache[bi] = cache[--cache_n];
-        cache_bytes -= best->map_len;
-        atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, best->map_len, memory_order_relaxed);
-    }
+    if (best)
+        cache_remove(bi);
     pthread_mutex_unlock(&large_lock);
     unmap_all(expired, nexp);
     return best;
@@ -118,7 +117,7 @@ static bool cache_put(rp_hd_sb_t *h)
     pthread_mutex_lock(&large_lock);
     uint32_t nexp = cache_expire(expired);
     if (cache_n < CACHE_MAX && cache_bytes + h->map_len <= rp_hd_opt.large_cache) {
-        cache[cache_n++] = (cached_t){h->usable, h, epoch};
+        cache[cache_n++] = (cached_t){h->usable, h, decay.epoch};
         cache_bytes += h->map_len;
         kept = true;
         atomic_fetch_add_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
@@ -163,10 +162,8 @@ void rp_hd_large_free(rp_hd_sb_t *h)
 {
     atomic_fetch_sub_explicit(&rp_hd_cnt.large_in_use, h->map_len, memory_order_relaxed);
     bool default_aligned = h->map_base == (char *)h && h->map_len - h->usable == default_off();
-    if (default_aligned && cache_put(h))
-        return;
-    h->magic = 0;
-    rp_hd_os_unmap(h->map_base, h->map_len);
+    if (!(default_aligned && cache_put(h)))
+        unmap_all(&h, 1);
 }
 
 void rp_hd_large_fork(int phase)
@@ -181,17 +178,11 @@ void rp_hd_large_fork(int phase)
 
 void rp_hd_large_trim(void)
 {
-    cached_t list[CACHE_MAX];
+    rp_hd_sb_t *list[CACHE_MAX];
+    uint32_t n = 0;
     pthread_mutex_lock(&large_lock);
-    uint32_t n = cache_n;
-    memcpy(list, cache, n * sizeof *list);
-    cache_n = 0;
-    cache_bytes = 0;
+    while (cache_n > 0)
+        list[n++] = cache_remove(cache_n - 1);
     pthread_mutex_unlock(&large_lock);
-    for (uint32_t i = 0; i < n; i++) {
-        rp_hd_sb_t *h = list[i].h;
-        atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
-        h->magic = 0;
-        rp_hd_os_unmap(h->map_base, h->map_len);
-    }
+    unmap_all(list, n);
 }

@@ -75,9 +75,14 @@ void rp_hd_os_unmap(void *p, size_t len)
     atomic_fetch_add_explicit(&rp_hd_cnt.returned, len, memory_order_relaxed);
 }
 
-uint64_t rp_hd_os_now_ms(void)
+bool rp_hd_decay_tick(rp_hd_decay_t *d, uint32_t *stale)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    uint64_t now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    if (now - d->start < rp_hd_opt.decay_ms)
+        return false;
+    *stale = d->epoch++;
+    d->start = now;
+    return true;
 }

@@ -156,29 +156,32 @@ static rp_hd_heap_t *owner_now(rp_hd_sb_t *sb)
     return atomic_load_explicit(&sb->owner, memory_order_acquire);
 }
 
-/* Gives back the blocks of list whose superblock h owns (h locked), runs
- * of blocks from one superblock at a time; returns the others, linked. */
-static void *give_owned(rp_hd_heap_t *h, void *list)
+/* Gives back the first n blocks of list (all of it when shorter): those
+ * whose superblock h owns to h (locked), one run of blocks from one
+ * superblock at a time (frees come in runs), in a single walk; the others
+ * (another heap's, or moved to the global heap since they were cached) are
+ * linked onto *other.  Returns the rest of list. */
+static void *give_owned(rp_hd_heap_t *h, void *list, size_t n, void **other)
 {
-    void *other = NULL;
-    while (list) {
+    while (n > 0 && list) {
         void *head = list, *tail = list;
         rp_hd_sb_t *sb = rp_hd_hdr(head);
-        uint32_t n = 1;
+        size_t k = 1;
         list = *(void **)head;
-        while (list && rp_hd_hdr(list) == sb) { /* frees come in runs */
+        while (k < n && list && rp_hd_hdr(list) == sb) {
             tail = list;
             list = *(void **)list;
-            n++;
+            k++;
         }
+        n -= k;
         if (atomic_load_explicit(&sb->owner, memory_order_relaxed) == h) {
-            rp_hd_heap_give_chain(h, sb, head, tail, n);
-        } else { /* another heap's, or moved to the global heap meanwhile */
-            *(void **)tail = other;
-            other = head;
+            rp_hd_heap_give_chain(h, sb, head, tail, (uint32_t)k);
+        } else {
+            *(void **)tail = *other;
+            *other = head;
         }
     }
-    return other;
+    return list;
 }
 
 /* Gives back a list of blocks: those of h's superblocks under one lock,
@@ -186,39 +189,15 @@ static void *give_owned(rp_hd_heap_t *h, void *list)
 static void give_list(rp_hd_heap_t *h, void *list)
 {
     while (list) {
+        void *other = NULL;
         pthread_mutex_lock(&h->lock);
-        list = give_owned(h, list);
+        give_owned(h, list, SIZE_MAX, &other);
         rp_hd_heap_balance(h);
         pthread_mutex_unlock(&h->lock);
+        list = other;
         if (list)
             h = owner_now(rp_hd_hdr(list));
     }
-}
-
-/* Gives back the first n blocks of list whose superblock h owns (h
- * locked), one run of blocks from one superblock at a time, in a single
- * walk; those of other heaps go to *other.  Returns the rest of list. */
-static void *give_first(rp_hd_heap_t *h, void *list, uint32_t n, void **other)
-{
-    while (n > 0) {
-        void *head = list, *tail = list;
-        rp_hd_sb_t *sb = rp_hd_hdr(head);
-        uint32_t k = 1;
-        list = *(void **)head;
-        while (k < n && rp_hd_hdr(list) == sb) { /* n <= length: list != NULL */
-            tail = list;
-            list = *(void **)list;
-            k++;
-        }
-        n -= k;
-        if (atomic_load_explicit(&sb->owner, memory_order_relaxed) == h) {
-            rp_hd_heap_give_chain(h, sb, head, tail, k);
-        } else { /* moved to the global heap since it was cached */
-            *(void **)tail = *other;
-            *other = head;
-        }
-    }
-    return list;
 }
 
 /* Gives back the run (see rp_hd_bin_t) in O(1), without walking it, when
@@ -250,7 +229,7 @@ void rp_hd_tcache_flush_bin(rp_hd_tcache_t *tc, uint32_t cls, uint32_t keep)
     void *other = NULL;
     pthread_mutex_lock(&h->lock);
     if (!give_run(h, bin, keep)) {
-        bin->head = give_first(h, bin->head, bin->count - keep, &other);
+        bin->head = give_owned(h, bin->head, bin->count - keep, &other);
         bin->count = keep;
     }
     rp_hd_heap_balance(h);
