@@ -230,13 +230,10 @@ measured_s() {
     esac
     echo "$DURATION"
 }
-EST_S=0
-for p in "${PLAN[@]}"; do
+EST_S=$(for p in "${PLAN[@]}"; do
     read -r s t _ _ <<<"$p"
-    EST_S=$(awk -v e="$EST_S" -v d="$(measured_s "$s" "$t")" -v w="$WARMUP" -v o="$OVERHEAD" \
-        'BEGIN { printf "%.1f", e + d + w + o }')
-done
-EST_S=$(awk -v e="$EST_S" 'BEGIN { printf "%d", e + 5 }')
+    measured_s "$s" "$t"
+done | awk -v w="$WARMUP" -v o="$OVERHEAD" '{ e += $1 + w + o } END { printf "%d", e + 5 }')
 
 say "wrk load test of httpd: $( [ "$QUICK" = 1 ] && echo quick || echo full ) mode"
 say "  build        $BUILD"
