@@ -1,5 +1,6 @@
 /*
- * os.c - the allocator's only contact with the kernel: aligned mappings.
+ * os.c - the allocator's only contact with the kernel: aligned mappings,
+ * and the coarse clock of the decay periods (rp_hd_decay_tick).
  *
  * Contract: rp_hd_os_map(len, align) returns len bytes of fresh zeroed
  * memory at an address that is a multiple of align, or NULL; pages are not
