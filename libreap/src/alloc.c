@@ -106,12 +106,9 @@ static inline void *malloc_plain(reap_t *r, size_t n)
                 return handed_out(r, rp_dv_carve(r, csz), csz);
             }
         }
-        rp_block_t *b = (rp_block_t *)r->bump; /* nothing to reuse: bump */
-        if (RP_LIKELY(csz <= (size_t)(r->bump_end - r->bump))) {
-            r->bump += csz;
-            b->head = csz | r->head_bits;
-            return handed_out(r, b, csz);
-        }
+        void *p = reap_frontier_bump((reap_frontier_t *)(void *)r, csz); /* nothing to reuse */
+        if (RP_LIKELY(p != NULL))
+            return p;
     }
     return alloc_slow(r, n);
 }

@@ -95,11 +95,7 @@ typedef struct rp_block {
     struct rp_block *bk; /* free blocks only: previous in bin, NULL at head */
 } rp_block_t;
 
-static inline size_t rp_request2size(size_t n)
-{
-    size_t s = (n + RP_HEADER + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1);
-    return s < RP_MIN_BLOCK ? RP_MIN_BLOCK : s;
-}
+static inline size_t rp_request2size(size_t n) { return reap_block_size(n); }
 static inline size_t rp_bsize(const rp_block_t *b) { return b->head & RP_SIZE_MASK; }
 static inline void *rp_b2mem(rp_block_t *b) { return (char *)b + 2 * sizeof(size_t); }
 static inline rp_block_t *rp_mem2b(const void *p)
@@ -153,7 +149,9 @@ typedef struct rp_heap {
 /* ---- the reap ------------------------------------------------------------- */
 
 struct reap {
-    /* The bump path reads only these five fields. */
+    /* The bump path reads only these fields, up to inline_limit: they are
+     * reap.h's reap_frontier_t, which reap_malloc_inline() compiles into
+     * callers (reap.c checks that the two layouts agree). */
     char *bump;        /* the frontier: where the next bumped block starts */
     char *bump_end;    /* the last place a block may end in this chunk */
     size_t head_bits;  /* tag | RP_CINUSE | RP_PINUSE, or'ed into new heads */
@@ -161,10 +159,11 @@ struct reap {
     bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
                         * (the bins may still hold retired chunks' tails,
                         * tried only before the reap takes a new chunk) */
+    uint64_t live_bytes; /* statistics: bytes of live blocks */
+    uint64_t allocs;     /* statistics: allocations since creation */
+    size_t inline_limit; /* bump_max + 1, or 0 when annotating (RP_ANNOTATED) */
 
-    /* Statistics kept on every allocation and free. */
-    uint64_t live_bytes; /* bytes of live blocks */
-    uint64_t allocs;     /* allocations since creation */
+    /* Statistics kept on every free and clear. */
     uint64_t frees;      /* reap_free calls (non-NULL) since creation */
     uint64_t cleared_objects; /* objects dropped by reap_clear */
     uint64_t peak_live_bytes; /* updated lazily, before live_bytes falls */
@@ -207,6 +206,25 @@ struct reap {
     size_t user_size; /* bytes of caller space after this struct */
     uint16_t tag;
 };
+
+/* reap.h's reap_frontier_t and reap_block_size() describe the head of
+ * struct reap and the block format to code compiled outside libreap. */
+#define RP_SAME_FIELD(f) \
+    _Static_assert(offsetof(struct reap, f) == offsetof(reap_frontier_t, f) && \
+                       sizeof(((struct reap *)0)->f) == sizeof(((reap_frontier_t *)0)->f), \
+                   "reap_frontier_t." #f " is not struct reap's")
+RP_SAME_FIELD(bump);
+RP_SAME_FIELD(bump_end);
+RP_SAME_FIELD(head_bits);
+RP_SAME_FIELD(bump_max);
+RP_SAME_FIELD(heap_empty);
+RP_SAME_FIELD(live_bytes);
+RP_SAME_FIELD(allocs);
+RP_SAME_FIELD(inline_limit);
+#undef RP_SAME_FIELD
+_Static_assert(RP_GRAIN == REAP_ALIGNMENT && RP_HEADER == 8 && RP_MIN_BLOCK == 32 &&
+                   offsetof(rp_block_t, head) == sizeof(size_t),
+               "reap_block_size() and reap_frontier_bump() do not match the block format");
 
 #define RP_REAP_SIZE ((sizeof(struct reap) + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1))
 

@@ -170,6 +170,7 @@ reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
     r->head_bits = RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
     r->heap_empty = true;
     r->bump_max = rp_opt.large_threshold;
+    r->inline_limit = RP_ANNOTATED() ? 0 : r->bump_max + 1;
     r->user_size = user;
     r->acct = acct;
     r->parent = parent;

@@ -1,6 +1,7 @@
 /*
  * test_alloc.c - the object API: alignment, calloc overflow, realloc in place
- * and by moving, aligned allocation, usable size, impossible sizes.
+ * and by moving, aligned allocation, usable size, impossible sizes, and
+ * reap.h's inline allocation.
  * Sees internals.
  */
 #include <stdarg.h>
@@ -178,6 +179,62 @@ static void aligned_allocation(void **state)
     reap_destroy(r);
 }
 
+/* reap_malloc_inline() (reap.h) must be reap_malloc() in every respect:
+ * two reaps fed the same requests, one through each, end up with the same
+ * objects (sizes, usable sizes, statistics), and objects the inline path
+ * handed out are freed, reused and checked like any other.  Where the
+ * library does not annotate, a region's request is bumped right at the
+ * frontier. */
+static void malloc_inline_is_malloc(void **state)
+{
+    (void)state;
+    reap_t *a = reap_create(NULL), *b = reap_create(NULL);
+    reap_frontier_t *fb = (reap_frontier_t *)(void *)b;
+    size_t big = rp_opt.large_threshold + 1;
+    size_t sizes[] = {0, 1, 24, 25, 100, 1000, 5000, 20000, big, 3, 60000, 8};
+    void *pa[400], *pb[400];
+    reap_stats_t sa, sb;
+    size_t n = 0;
+
+    assert_int_equal(fb->inline_limit, RP_ANNOTATED() ? 0 : rp_opt.large_threshold + 1);
+    for (int round = 0; round < 30; round++) {
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++, n++) {
+            char *before = fb->bump;
+            size_t room = (size_t)(fb->bump_end - before);
+            int bumps = fb->heap_empty && sizes[i] < fb->inline_limit &&
+                        reap_block_size(sizes[i]) <= room;
+            pa[n] = reap_malloc(a, sizes[i]);
+            pb[n] = reap_malloc_inline(b, sizes[i]);
+            assert_non_null(pa[n]);
+            assert_non_null(pb[n]);
+            assert_int_equal(reap_usable_size(pa[n]), reap_usable_size(pb[n]));
+            if (bumps)
+                assert_ptr_equal(pb[n], before + 16);
+            memset(pb[n], 0x33, sizes[i]);
+        }
+        if (round % 3 == 1) /* heap not empty: the inline path falls back */
+            for (size_t k = n - 12; k < n; k += 2) {
+                reap_free(a, pa[k]);
+                reap_free(b, pb[k]);
+                pa[k] = pb[k] = NULL;
+            }
+        reap_get_stats(a, &sa);
+        reap_get_stats(b, &sb);
+        assert_int_equal(sa.live_bytes, sb.live_bytes);
+        assert_int_equal(sa.live_objects, sb.live_objects);
+        assert_int_equal(sa.allocs, sb.allocs);
+        assert_int_equal(sa.footprint, sb.footprint);
+    }
+    rp_heap_check(b);
+    for (size_t k = 0; k < n; k++)
+        reap_free(b, pb[k]);
+    rp_heap_check(b);
+    reap_get_stats(b, &sb);
+    assert_int_equal(sb.live_bytes, 0);
+    reap_destroy(a);
+    reap_destroy(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +248,7 @@ int main(void)
         cmocka_unit_test(realloc_moves_and_keeps_contents),
         cmocka_unit_test(realloc_failure_leaves_the_object),
         cmocka_unit_test(aligned_allocation),
+        cmocka_unit_test(malloc_inline_is_malloc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
