@@ -373,6 +373,19 @@ status_of() {
     done 2>/dev/null
 }
 
+# cpu_ticks <pids...>: user + system CPU time of the processes so far, in
+# clock ticks (fields 14 and 15 of /proc/<pid>/stat, after the command).
+cpu_ticks() {
+    local p line sum=0
+    for p in "$@"; do
+        line=$(cat "/proc/$p/stat" 2>/dev/null) || continue
+        line=${line##*) }
+        set -- $line
+        sum=$((sum + ${12} + ${13}))
+    done
+    echo $sum
+}
+
 # rss_sampler <stopfile> <outfile> <pids...>: the largest VmRSS seen.
 rss_sampler() {
     local stop=$1 out=$2 max=0
@@ -510,8 +523,10 @@ one_run() {
     first=$(($(wc -l <"$MR_ROOT/logs/access.log") + 1))
     rss_sampler "$RUN/stop" "$RUN/rssmax" $pids &
     sampler=$!
+    cpu0=$(cpu_ticks $pids)
     wrk -t "$wt" -c "$t" -d "$(measured_s "$s" "$t")s" --timeout 30s --latency -s "$here/scenario.lua" \
         "$url" >"$RUN/wrk.out" 2>&1
+    cpu1=$(cpu_ticks $pids)
     touch "$RUN/stop"
     wait "$sampler"
     last=$(wc -l <"$MR_ROOT/logs/access.log")
@@ -547,6 +562,7 @@ one_run() {
         echo "R_badbody=$(sed -n 's/^WRK badbody //p' "$RUN/wrk.out")"
         echo "R_idle_rss=$idle_rss R_hwm=$hwm R_rssmax=$(cat "$RUN/rssmax") R_final_rss=$final_rss"
         echo "R_rp_med=$rp_med R_rp_max=$rp_max R_bp_med=$bp_med R_bp_max=$bp_max"
+        echo "R_cpu_ticks=$((cpu1 - cpu0))"
     } >"$RUN/result"
     # From here on this run only waits for apache2 to stop (a second or
     # two, nearly all of it sleeping): the next run may start meanwhile.
@@ -567,7 +583,7 @@ mkdir -p "$OUT" || exit 1
 STAMP=$(date -u +%Y%m%d-%H%M%S)
 BASE=$OUT/wrk-$STAMP
 CSV=$BASE.csv
-echo "scenario,config,apr,preload,bc_pfree,threads,wrk_threads,connections,rep,duration_s,requests,req_per_s,lat_p50_ms,lat_p99_ms,lat_max_ms,non2xx,socket_errors,bad_bodies,rss_idle_kb,rss_peak_kb,rss_sampled_max_kb,rss_final_kb,req_peak_median_b,req_peak_max_b,bc_peak_median_b,bc_peak_max_b,crashed" >"$CSV"
+echo "scenario,config,apr,preload,bc_pfree,threads,wrk_threads,connections,rep,duration_s,requests,req_per_s,lat_p50_ms,lat_p99_ms,lat_max_ms,non2xx,socket_errors,bad_bodies,rss_idle_kb,rss_peak_kb,rss_sampled_max_kb,rss_final_kb,req_peak_median_b,req_peak_max_b,bc_peak_median_b,bc_peak_max_b,crashed,cpu_us_per_req" >"$CSV"
 
 # start_run <index>: one_run of PLAN[index] in the background, in
 # $WORK/run-<index>; sets RUN, RUN_ID and RUN_PID.
@@ -601,14 +617,14 @@ finish_run() {
         fail "$RUN_ID: the run failed (server did not start?): $(tail -5 "$RUN/start.log" | tr '\n' ' ')"
         return
     fi
-    R_requests= R_duration_us= R_alive=0
+    R_requests= R_duration_us= R_alive=0 R_cpu_ticks=
     . "$RUN/result"
     [ "$s" = mix ] || [ "${R_log_non2xx:-0}" = 0 ] ||
         fail "$RUN_ID: the access log has $R_log_non2xx non-2xx line(s)"
     config_set "$c"
     rps=$(awk -v n="${R_requests:-0}" -v d="${R_duration_us:-0}" 'BEGIN { printf "%.1f", (d > 0 ? n * 1e6 / d : 0) }')
     errs=$(( ${R_connect:-0} + ${R_read:-0} + ${R_write:-0} + ${R_timeout:-0} ))
-    echo "$s,$c,$( [ -n "$C_APR" ] && echo reap || echo stock ),$( [ -n "$C_PRELOAD" ] && echo libreap-malloc || echo none ),$C_PFREE,$t,$((t < 2 ? t : 2)),$t,$rep,$(awk -v d="${R_duration_us:-0}" 'BEGIN { printf "%.2f", d / 1e6 }'),${R_requests:-0},$rps,$(ms "$R_p50_us"),$(ms "$R_p99_us"),$(ms "$R_max_us"),${R_non2xx:-0},$errs,${R_badbody:-0},$R_idle_rss,$R_hwm,$R_rssmax,$R_final_rss,$R_rp_med,$R_rp_max,$R_bp_med,$R_bp_max,$((1 - R_alive))" >>"$CSV"
+    echo "$s,$c,$( [ -n "$C_APR" ] && echo reap || echo stock ),$( [ -n "$C_PRELOAD" ] && echo libreap-malloc || echo none ),$C_PFREE,$t,$((t < 2 ? t : 2)),$t,$rep,$(awk -v d="${R_duration_us:-0}" 'BEGIN { printf "%.2f", d / 1e6 }'),${R_requests:-0},$rps,$(ms "$R_p50_us"),$(ms "$R_p99_us"),$(ms "$R_max_us"),${R_non2xx:-0},$errs,${R_badbody:-0},$R_idle_rss,$R_hwm,$R_rssmax,$R_final_rss,$R_rp_med,$R_rp_max,$R_bp_med,$R_bp_max,$((1 - R_alive)),$(cpu_per_request "$R_cpu_ticks" "$R_requests")" >>"$CSV"
     el=$(($(date +%s) - T0))
     left=$(((NRUNS - n - 1) * el / (n + 1)))
     printf '[%3d/%d %02d:%02d left %02d:%02d] %-6s t=%-2s %-12s #%s  %9s req/s  p99 %8s ms  non2xx %-5s RSS peak %6.1f MB  req peak %s\n' \
@@ -617,6 +633,13 @@ finish_run() {
 }
 
 ms() { awk -v u="${1:-0}" 'BEGIN { printf "%.3f", u / 1000 }'; }
+
+# cpu_per_request <ticks> <requests>: the child's CPU microseconds per
+# request over the measured window ("-" when it served none).
+CLK_TCK=$(getconf CLK_TCK)
+cpu_per_request() {
+    awk -v t="${1:-0}" -v n="${2:-0}" -v hz="$CLK_TCK" 'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print "-" }'
+}
 
 # stop_runs: when we are interrupted, end the runs still going (their
 # EXIT traps stop their servers) and wait for them, at most 30 s.
@@ -675,11 +698,11 @@ NR == 1 { next }
     key = $1 "," $2 "," $6
     if (!(key in cnt)) order[++groups] = key
     cnt[key]++
-    for (c = 10; c <= 27; c++) vals[key, c] = vals[key, c] ($c ~ /^[0-9.]+$/ ? " " $c : "")
+    for (c = 10; c <= 28; c++) vals[key, c] = vals[key, c] ($c ~ /^[0-9.]+$/ ? " " $c : "")
     sum16[key] += $16; sum17[key] += $17; sum18[key] += $18; sum27[key] += $27
 }
 END {
-    print "scenario,config,threads,runs,req_per_s,req_per_s_min,req_per_s_max,lat_p50_ms,lat_p99_ms,lat_max_ms,non2xx,socket_errors,bad_bodies,crashes,rss_peak_mb,rss_peak_mb_min,rss_peak_mb_max,rss_final_mb,rss_idle_mb,req_peak_median_kb,req_peak_max_kb,bc_peak_median_kb,bc_peak_max_kb"
+    print "scenario,config,threads,runs,req_per_s,req_per_s_min,req_per_s_max,lat_p50_ms,lat_p99_ms,lat_max_ms,non2xx,socket_errors,bad_bodies,crashes,rss_peak_mb,rss_peak_mb_min,rss_peak_mb_max,rss_final_mb,rss_idle_mb,req_peak_median_kb,req_peak_max_kb,bc_peak_median_kb,bc_peak_max_kb,cpu_us_per_req,cpu_us_per_req_min,cpu_us_per_req_max"
     for (g = 1; g <= groups; g++) {
         k = order[g]
         r = med(k, 12); rlo = lo; rhi = hi
@@ -690,9 +713,11 @@ END {
         rpx = vals[k, 24] == "" ? "-" : (med(k, 24) ? sprintf("%.1f", hi / 1024) : "-")
         bpm = vals[k, 25] == "" ? "-" : sprintf("%.1f", med(k, 25) / 1024)
         bpx = vals[k, 26] == "" ? "-" : (med(k, 26) ? sprintf("%.1f", hi / 1024) : "-")
-        printf "%s,%d,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s,%s,%s\n",
+        cpu = "-,-,-"
+        if (vals[k, 28] != "") { c = med(k, 28); cpu = sprintf("%.1f,%.1f,%.1f", c, lo, hi) }
+        printf "%s,%d,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s,%s,%s,%s\n",
             k, cnt[k], r, rlo, rhi, p50, p99, mx, sum16[k], sum17[k], sum18[k], sum27[k],
-            rss / 1024, slo / 1024, shi / 1024, fin / 1024, idle / 1024, rpm, rpx, bpm, bpx
+            rss / 1024, slo / 1024, shi / 1024, fin / 1024, idle / 1024, rpm, rpx, bpm, bpx, cpu
     }
 }' "$CSV" >"$SUMMARY"
 
@@ -701,6 +726,7 @@ ratio_lines() {
     awk -F, '
     NR == 1 { next }
     { rps[$1, $2, $3] = $5; rss[$1, $2, $3] = $15; th[$3] = 1; sc[$1] = 1
+      cpu[$1, $2, $3] = $24
       grow[$1, $2, $3] = $15 - $19 }
     function line(label, s, a, b, what, target,   t, out, any) {
         out = ""; any = 0
@@ -708,6 +734,7 @@ ratio_lines() {
             if (!((s, a, t) in rps) || !((s, b, t) in rps)) continue
             if (what == "rps") { num = rps[s, a, t]; den = rps[s, b, t] }
             else if (what == "rss") { num = rss[s, a, t]; den = rss[s, b, t] }
+            else if (what == "cpu") { num = cpu[s, a, t]; den = cpu[s, b, t] }
             else { num = grow[s, a, t]; den = grow[s, b, t] }
             out = out sprintf(" t%d=%s", t, ratio(num, den)); any = 1
         }
@@ -722,6 +749,7 @@ ratio_lines() {
     }
     END {
         line("static: req/s reap / stock", "static", "reap", "stock", "rps", ">= 0.97 at every t")
+        line("static: child CPU per request reap / stock", "static", "reap", "stock", "cpu", "none, for information: what each request costs the server, less bent by the scheduler than req/s")
         line("static: req/s reap-malloc / stock", "static", "reap-malloc", "stock", "rps", "none, for information")
         line("bc medium: req/s reap (BcPfree On) / stock", "medium", "reap", "stock", "rps", ">= 1.0")
         line("bc medium: peak child RSS reap-off / reap (Off / On)", "medium", "reap-off", "reap", "rss", ">= 5")
@@ -748,16 +776,17 @@ MD=$BASE.md
     echo "Figures are medians over the repeats, with the spread (min-max) in brackets."
     echo "RSS peak is the child's VmHWM at the end of the run; request peak is mod_reap's reap-peak note"
     echo "(the request pool), bc peak is mod_bc's bc-peak note (the program's subpool; on stock APR the bytes allocated)."
+    echo "CPU µs/req is the child's user + system time over the measured window (/proc, $CLK_TCK ticks a second) over the requests wrk counted."
     [ ${#SKIPPED[@]} -eq 0 ] || { echo; for x in "${SKIPPED[@]}"; do echo "**SKIPPED:** $x"; done; }
     for s in $RUN_SCENARIOS; do
         echo
         echo "## $s"
         echo
-        echo "| threads | config | req/s (min-max) | p50 ms | p99 ms | max ms | non-2xx | sock err | RSS peak MB (min-max) | RSS final MB | req peak KB med/max | bc peak KB med/max |"
-        echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        echo "| threads | config | req/s (min-max) | p50 ms | p99 ms | max ms | non-2xx | sock err | RSS peak MB (min-max) | RSS final MB | req peak KB med/max | bc peak KB med/max | CPU µs/req (min-max) |"
+        echo "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
         awk -F, -v s="$s" 'NR > 1 && $1 == s {
-            printf "| %s | %s | %.0f (%.0f-%.0f) | %.2f | %.2f | %.1f | %s | %s | %.1f (%.1f-%.1f) | %.1f | %s / %s | %s / %s |\n",
-                $3, $2, $5, $6, $7, $8, $9, $10, $11, $12, $15, $16, $17, $18, $20, $21, $22, $23 }' "$SUMMARY"
+            printf "| %s | %s | %.0f (%.0f-%.0f) | %.2f | %.2f | %.1f | %s | %s | %.1f (%.1f-%.1f) | %.1f | %s / %s | %s / %s | %s (%s-%s) |\n",
+                $3, $2, $5, $6, $7, $8, $9, $10, $11, $12, $15, $16, $17, $18, $20, $21, $22, $23, $24, $25, $26 }' "$SUMMARY"
     done
     echo
     echo "## Targets of issue 7 (computed, not asserted)"
