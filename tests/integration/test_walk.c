@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -212,6 +213,10 @@ static reap_t *make_marked(shared_t *sh, reap_t *parent)
 static void *worker(void *arg)
 {
     shared_t *sh = arg;
+    /* Start once the walker has walked: under load it may otherwise first
+     * run after every worker is done (it did once), and walk nothing. */
+    while (atomic_load(&sh->walks) == 0)
+        sched_yield();
     for (int i = 0; i < ROUNDS; i++) {
         reap_t *kid = make_marked(sh, sh->parent);
         if (!kid)
