@@ -749,7 +749,7 @@ ratio_lines() {
     }
     END {
         line("static: req/s reap / stock", "static", "reap", "stock", "rps", ">= 0.97 at every t")
-        line("static: child CPU per request reap / stock", "static", "reap", "stock", "cpu", "none, for information: what each request costs the server, less bent by the scheduler than req/s")
+        line("static: child CPU per request reap / stock", "static", "reap", "stock", "cpu", "none, for information: what each request cost the server")
         line("static: req/s reap-malloc / stock", "static", "reap-malloc", "stock", "rps", "none, for information")
         line("bc medium: req/s reap (BcPfree On) / stock", "medium", "reap", "stock", "rps", ">= 1.0")
         line("bc medium: peak child RSS reap-off / reap (Off / On)", "medium", "reap-off", "reap", "rss", ">= 5")
