@@ -34,11 +34,14 @@
 #
 # usage: loadtest/wrk/run.sh [--quick] [--estimate] [--build DIR] [--out DIR]
 #            [--duration S] [--warmup S] [--reps N] [--threads "1 2 4"]
-#            [--scenarios "static mix"] [--configs "stock reap"] [--keep]
+#            [--scenarios "static mix"] [--configs "stock reap"] [--pin] [--keep]
 #   --quick     checks the harness in under 3 minutes: threads 1 and 4, one
 #               repeat, 2 s runs, scenarios static and mix (every
 #               configuration touched)
 #   --estimate  print the plan and its estimated duration, run nothing
+#   --pin       the server on CPU 0, wrk on CPU 1 (taskset): server and
+#               client stop taking each other's core, so req/s is the
+#               server's cost on one core (needs 2 CPUs)
 #   --keep      keep the work directory (server logs, wrk output)
 # The build directory (default: the current directory when it holds
 # mod_reap/apxs/.libs/mod_reap.so, else <source>/build) has mod_reap.so,
@@ -55,6 +58,7 @@ top=$(cd "$here/../.." && pwd)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg) # before this run adds its own
 QUICK=0
 ESTIMATE=0
+PIN=0
 KEEP=0
 BUILD=${MR_BUILDDIR:-}
 OUT=
@@ -77,6 +81,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --quick) QUICK=1 ;;
     --estimate) ESTIMATE=1 ;;
+    --pin) PIN=1 ;;
     --keep) KEEP=1 ;;
     --build) BUILD=$2; shift ;;
     --out) OUT=$2; shift ;;
@@ -154,6 +159,13 @@ fi
 for need in "$MR_MOD_REAP" /usr/bin/wrk "$BCBIN" "$MR_APACHE"; do
     [ -e "$need" ] || { echo "run.sh: $need is missing (make; packages wrk bc apache2)" >&2; exit 1; }
 done
+# --pin: the server's processes on CPU 0, wrk on CPU 1.
+WRK=(wrk)
+if [ "$PIN" = 1 ]; then
+    command -v taskset >/dev/null || { echo "run.sh: --pin needs taskset (package util-linux)" >&2; exit 2; }
+    [ "$(nproc)" -ge 2 ] || { echo "run.sh: --pin needs 2 CPUs, this machine has $(nproc)" >&2; exit 2; }
+    WRK=(taskset -c 1 wrk)
+fi
 
 # config_set <name>: C_APR (lib dir or ""), C_PRELOAD, C_PFREE; false if unknown.
 config_set() {
@@ -242,6 +254,7 @@ say "  scenarios    $RUN_SCENARIOS"
 say "  threads      $THREADS (one child; wrk connections = threads)"
 say "  configs      $CONFIGS"
 say "  per run      ${WARMUP} s warm-up + ${DURATION} s measured ($BC_LONG_S s for bc at 32+ threads), $REPS repeat(s)"
+[ "$PIN" = 1 ] && say "  pinned       the server on CPU 0, wrk on CPU 1"
 say "  estimate     $NRUNS runs, ~$((EST_S / 60)) min $((EST_S % 60)) s"
 [ ${#SKIPPED[@]} -eq 0 ] || loud "SKIPPED:" "${SKIPPED[@]}"
 [ "$ESTIMATE" = 1 ] && exit 0
@@ -509,6 +522,11 @@ one_run() {
     pids=$(mr_children)
     [ -n "$pids" ] || { fail "$RUN_ID: no child process"; exit 1; }
     for p in $pids; do check_mapping "$p"; done
+    if [ "$PIN" = 1 ]; then # every thread of the parent and the children
+        for p in $(cat "$MR_ROOT/run/httpd.pid") $pids; do
+            taskset -a -p -c 0 "$p" >/dev/null || fail "$RUN_ID: taskset of $p failed"
+        done
+    fi
 
     wt=$((t < 2 ? t : 2))
     url=http://127.0.0.1:$MR_PORT/
@@ -518,13 +536,13 @@ one_run() {
     # The idle child: started, one request served (mr_start's probe).
     status_of $pids
     idle_rss=$S_RSS
-    wrk -t "$wt" -c "$t" -d "${WARMUP}s" --timeout 30s -s "$here/scenario.lua" "$url" \
+    "${WRK[@]}" -t "$wt" -c "$t" -d "${WARMUP}s" --timeout 30s -s "$here/scenario.lua" "$url" \
         >"$RUN/warmup.out" 2>&1
     first=$(($(wc -l <"$MR_ROOT/logs/access.log") + 1))
     rss_sampler "$RUN/stop" "$RUN/rssmax" $pids &
     sampler=$!
     cpu0=$(cpu_ticks $pids)
-    wrk -t "$wt" -c "$t" -d "$(measured_s "$s" "$t")s" --timeout 30s --latency -s "$here/scenario.lua" \
+    "${WRK[@]}" -t "$wt" -c "$t" -d "$(measured_s "$s" "$t")s" --timeout 30s --latency -s "$here/scenario.lua" \
         "$url" >"$RUN/wrk.out" 2>&1
     cpu1=$(cpu_ticks $pids)
     touch "$RUN/stop"
@@ -772,7 +790,7 @@ MD=$BASE.md
     echo
     echo "Mode: $( [ "$QUICK" = 1 ] && echo quick || echo full ); $NRUNS runs in $((ELAPSED / 60)) min $((ELAPSED % 60)) s;" \
         "${WARMUP} s warm-up + ${DURATION} s measured per run ($BC_LONG_S s for the bc programs at 32 and 64 threads in full mode); $REPS repeat(s), configurations in alternation;" \
-        "one child process with T threads, wrk with T connections and min(T, 2) threads."
+        "one child process with T threads, wrk with T connections and min(T, 2) threads$( [ "$PIN" = 1 ] && echo "; pinned: the server on CPU 0, wrk on CPU 1")."
     echo "Figures are medians over the repeats, with the spread (min-max) in brackets."
     echo "RSS peak is the child's VmHWM at the end of the run; request peak is mod_reap's reap-peak note"
     echo "(the request pool), bc peak is mod_bc's bc-peak note (the program's subpool; on stock APR the bytes allocated)."
