@@ -79,22 +79,16 @@ void rp_hd_init(void)
 
 /* ---- small blocks ---------------------------------------------------------------- */
 
-/* The thread-cache pops, shared by malloc's fast path and small_alloc;
- * NULL when the bin has nothing. */
-static inline void *bin_pop(rp_hd_bin_t *bin, uint32_t cls)
+/* The thread-cache pop, shared by malloc's fast path and small_alloc;
+ * NULL when the bin is empty (always, in rp_hd_none and `dead'). */
+static inline void *bin_pop(rp_hd_bin_t *bin)
 {
     void *p = bin->head;
     if (likely(p != NULL)) {
         bin->head = *(void **)p;
         bin->count--;
-        return p;
     }
-    if (bin->bump < bin->bump_end) {
-        p = bin->bump;
-        bin->bump += rp_hd_sc.size[cls];
-        return p;
-    }
-    return NULL;
+    return p;
 }
 
 __attribute__((noinline)) static void *small_refill(uint32_t cls)
@@ -104,12 +98,9 @@ __attribute__((noinline)) static void *small_refill(uint32_t cls)
 
 static inline void *small_alloc(uint32_t cls)
 {
-    rp_hd_tcache_t *tc = rp_hd_tls;
-    if (likely(tc != NULL)) {
-        void *p = bin_pop(&tc->bin[cls], cls);
-        if (likely(p != NULL))
-            return p;
-    }
+    void *p = bin_pop(&rp_hd_tls->bin[cls]);
+    if (likely(p != NULL))
+        return p;
     return small_refill(cls);
 }
 
@@ -123,7 +114,7 @@ static void bad_pointer(const void *p)
 
 __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
 {
-    if (!tc)
+    if (tc == &rp_hd_none)
         tc = rp_hd_tcache_get();
     if (atomic_load_explicit(&sb->owner, memory_order_relaxed) != tc->heap) {
         rp_hd_tcache_free_remote(tc, sb, p);
@@ -139,12 +130,12 @@ __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *
 }
 
 /* Block p of superblock sb back to this thread's cache when its heap owns
- * sb and the bin has room (no lock), else through free_slow. */
+ * sb and the bin has room (no lock), else through free_slow (always for
+ * rp_hd_none, whose heap is no superblock's owner). */
 static inline void free_block(rp_hd_sb_t *sb, void *p)
 {
     rp_hd_tcache_t *tc = rp_hd_tls;
-    if (likely(tc != NULL) &&
-        atomic_load_explicit(&sb->owner, memory_order_relaxed) == tc->heap) {
+    if (atomic_load_explicit(&sb->owner, memory_order_relaxed) == tc->heap) {
         rp_hd_bin_t *bin = &tc->bin[sb->cls];
         if (likely(bin->count < bin->cap)) {
             rp_hd_bin_push(bin, sb, p);
@@ -200,14 +191,13 @@ __attribute__((noinline)) static void *malloc_slow(size_t size)
     return large_malloc(size, &zeroed);
 }
 
-/* A thread has a cache only after rp_hd_init() returned to it (acquire),
- * so with a cache no check of rp_hd_ready is needed. */
+/* A thread has a cache with blocks only after rp_hd_init() returned to it
+ * (acquire), so a pop needs no check of rp_hd_ready; before, rp_hd_tls is
+ * rp_hd_none, whose bins are empty (and rp_hd_sc.small is all zeros). */
 void *rp_hoard_malloc(size_t size)
 {
-    rp_hd_tcache_t *tc = rp_hd_tls;
-    if (likely(tc != NULL && size <= 1024)) {
-        uint32_t cls = rp_hd_sc.small[(size + 15) >> 4];
-        void *p = bin_pop(&tc->bin[cls], cls);
+    if (likely(size <= 1024)) {
+        void *p = bin_pop(&rp_hd_tls->bin[rp_hd_sc.small[(size + 15) >> 4]]);
         if (likely(p != NULL))
             return p;
     }
@@ -264,7 +254,7 @@ void rp_hoard_trim(void)
 {
     rp_hd_init();
     rp_hd_tcache_t *tc = rp_hd_tls;
-    if (tc)
+    if (tc != &rp_hd_none)
         rp_hd_tcache_flush_all(tc);
     rp_hd_heap_trim();
     rp_hd_large_trim();

@@ -45,10 +45,10 @@
  *         + T * (C + O)                                  (thread caches)
  *         + L                                            (large cache)
  * where b = 1.2 (class spacing), f = empty fraction, K = slack superblocks,
- * H = heaps, R = retain_bytes, T = threads, C = 1.5 * sum over classes of
+ * H = heaps, R = retain_bytes, T = threads, C = sum over classes of
  * max(tcache_bytes, 2 * size for sizes <= 16 KiB) (a bin's list holds up to
- * cap blocks and its piece of never-used blocks up to cap / 2 + 1;
- * about 1.5 * (classes * 8 KiB + 48 KiB)),
+ * cap blocks, a refill's piece of never-used blocks included; about
+ * classes * 8 KiB + 48 KiB),
  * O = outbox_bytes, L = large_cache_bytes.  Blocks in a thread's cache or
  * outbox count as in use for the heaps, which is why T * (C + O) appears.
  */
@@ -264,8 +264,6 @@ typedef struct rp_hd_bin {
     void *head;     /* LIFO list of free blocks, linked through their first word */
     uint32_t count; /* blocks on the list, count <= cap */
     uint32_t cap;   /* blocks kept: tcache_bytes / size, 0 when disabled */
-    char *bump;     /* [bump, bump_end): never-used blocks taken in one piece */
-    char *bump_end; /* from a superblock's bump space; at most cap / 2 + 1 */
     /* The run: when run_sb != NULL and count > run_base, the blocks at list
      * positions run_base..count-1 (counted from the bottom; the newest
      * count - run_base blocks) all belong to run_sb, and run_first, the
@@ -298,7 +296,7 @@ typedef struct rp_hd_tcache {
     rp_hd_bin_t bin[RP_HD_MAX_CLASSES];
 } rp_hd_tcache_t;
 
-/* The calling thread's cache; NULL until its first allocation.  Default
+/* The calling thread's cache; rp_hd_none until its first allocation.  Default
  * (dynamic) TLS model, which works in a dlopen'ed module (libreap.so);
  * built with RP_HD_TLS_IE (libreap-malloc.so only, which is preloaded and
  * so always part of the initial static TLS block) the initial-exec model,
@@ -309,6 +307,10 @@ typedef struct rp_hd_tcache {
 #define RP_HD_TLS_MODEL
 #endif
 extern __thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL;
+/* What rp_hd_tls points to before a thread's first allocation, instead of
+ * NULL, so the fast paths test nothing: no heap (no superblock's owner),
+ * empty bins, caps 0.  Never written. */
+extern rp_hd_tcache_t rp_hd_none;
 
 /* Returns the calling thread's cache, creating it (and initialising the
  * allocator) on first use.  Never NULL. */

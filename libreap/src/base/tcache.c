@@ -25,7 +25,8 @@
 #include "hoard.h"
 #include "../annotate.h" /* after hoard.h: config.h says REAP_VALGRIND */
 
-__thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL;
+rp_hd_tcache_t rp_hd_none;
+__thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL = &rp_hd_none;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static rp_hd_tcache_t *pool; /* idle caches, linked by next */
@@ -100,7 +101,7 @@ static void thread_exit(void *arg)
 rp_hd_tcache_t *rp_hd_tcache_get(void)
 {
     rp_hd_tcache_t *tc = rp_hd_tls;
-    if (tc)
+    if (tc != &rp_hd_none)
         return tc;
     rp_hd_init();
     return tcache_create();
@@ -114,12 +115,28 @@ void rp_hd_tcache_init(void)
 
 /* ---- refill and flush ------------------------------------------------------- */
 
-/* Prefers a piece of never-used blocks (no links to write or follow: the
- * usual case after a superblock empties and is reset); otherwise takes a
- * batch of blocks off free lists. */
+/* Links the k blocks of size bytes from start into bin (empty) in address
+ * order, as one run of superblock sb (see rp_hd_bin_t). */
+static void link_piece(rp_hd_bin_t *bin, rp_hd_sb_t *sb, char *start, size_t k, size_t size)
+{
+    char *last = start + (k - 1) * size;
+    for (char *p = start; p < last; p += size)
+        *(void **)p = p + size;
+    *(void **)last = NULL;
+    bin->head = start;
+    bin->count = (uint32_t)k;
+    bin->run_sb = sb;
+    bin->run_base = 0;
+    bin->run_first = last;
+}
+
+/* Prefers a piece of never-used blocks (the usual case after a superblock
+ * empties and is reset): taken under the lock in O(1), linked into the
+ * bin after it in address order, so that malloc's fast path is one list
+ * pop.  Otherwise takes a batch of blocks off free lists. */
 void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
 {
-    rp_hd_bin_t *bin = &tc->bin[cls]; /* empty: list and piece used up */
+    rp_hd_bin_t *bin = &tc->bin[cls]; /* empty */
     size_t want = bin->cap / 2 + 1;
     if (want > REFILL_MAX)
         want = REFILL_MAX;
@@ -134,8 +151,8 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
     pthread_mutex_unlock(&tc->heap->lock);
     if (range > 0) {
         size_t size = rp_hd_sc.size[cls];
-        bin->bump = start + size;
-        bin->bump_end = start + range * size;
+        if (range > 1)
+            link_piece(bin, rp_hd_hdr(start), start + size, range - 1, size);
         return start;
     }
     if (got == 0) {
@@ -261,25 +278,10 @@ void rp_hd_tcache_free_remote(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
         flush_outbox(tc);
 }
 
-/* Links the unused rest of a bin's piece into its list. */
-static void range_to_list(rp_hd_bin_t *bin, uint32_t cls)
-{
-    size_t size = rp_hd_sc.size[cls];
-    for (char *p = bin->bump; p < bin->bump_end; p += size) {
-        *(void **)p = bin->head;
-        bin->head = p;
-        bin->count++;
-    }
-    bin->bump = bin->bump_end = NULL;
-    bin->run_sb = NULL;
-}
-
 void rp_hd_tcache_flush_all(rp_hd_tcache_t *tc)
 {
-    for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
-        range_to_list(&tc->bin[c], c);
+    for (uint32_t c = 0; c < rp_hd_sc.n; c++)
         rp_hd_tcache_flush_bin(tc, c, 0);
-    }
     flush_outbox(tc);
 }
 
