@@ -173,17 +173,36 @@ static rp_hd_heap_t *owner_now(rp_hd_sb_t *sb)
     return atomic_load_explicit(&sb->owner, memory_order_acquire);
 }
 
+/* Blocks of one superblock gathered by give_owned: head..tail linked. */
+typedef struct gather {
+    rp_hd_sb_t *sb;
+    void *head, *tail;
+    uint32_t k;
+} gather_t;
+
+#define GATHER 32 /* slots, a power of two; a superblock's slot is fixed by its address */
+
 /* Gives back the first n blocks of list (all of it when shorter): those
- * whose superblock h owns to h (locked), one run of blocks from one
- * superblock at a time (frees come in runs), in a single walk; the others
- * (another heap's, or moved to the global heap since they were cached) are
- * linked onto *other.  Returns the rest of list. */
+ * whose superblock h owns to h (locked), the others (another heap's, or
+ * moved to the global heap since they were cached) are linked onto
+ * *other; returns the rest of list.  One walk: consecutive blocks of one
+ * superblock are taken as a run without relinking them, and the runs of
+ * each superblock are chained together in a small table indexed by its
+ * address (a superblock taking a slot another holds gives that one back
+ * first) before each is given back once.  Remote frees come in short runs from a few superblocks
+ * (a producer's recent allocations): giving back every run on its own
+ * cost a fullness-group move per run, and the neighbours' headers that
+ * move touches, for nearly every block (prodcons, mstress). */
 static void *give_owned(rp_hd_heap_t *h, void *list, size_t n, void **other)
 {
+    gather_t g[GATHER];
+    for (uint32_t i = 0; i < GATHER; i++)
+        g[i].sb = NULL;
+    unsigned shift = (unsigned)__builtin_ctzl(rp_hd_opt.sb_size);
     while (n > 0 && list) {
         void *head = list, *tail = list;
         rp_hd_sb_t *sb = rp_hd_hdr(head);
-        size_t k = 1;
+        uint32_t k = 1;
         list = *(void **)head;
         while (k < n && list && rp_hd_hdr(list) == sb) {
             tail = list;
@@ -191,13 +210,23 @@ static void *give_owned(rp_hd_heap_t *h, void *list, size_t n, void **other)
             k++;
         }
         n -= k;
-        if (atomic_load_explicit(&sb->owner, memory_order_relaxed) == h) {
-            rp_hd_heap_give_chain(h, sb, head, tail, (uint32_t)k);
-        } else {
+        gather_t *s = &g[((uintptr_t)sb >> shift) & (GATHER - 1)];
+        if (s->sb == sb) { /* put the run in front of the blocks gathered */
+            *(void **)tail = s->head;
+            s->head = head;
+            s->k += k;
+        } else if (atomic_load_explicit(&sb->owner, memory_order_relaxed) != h) {
             *(void **)tail = *other;
             *other = head;
+        } else {
+            if (s->sb)
+                rp_hd_heap_give_chain(h, s->sb, s->head, s->tail, s->k);
+            *s = (gather_t){sb, head, tail, k};
         }
     }
+    for (uint32_t i = 0; i < GATHER; i++)
+        if (g[i].sb)
+            rp_hd_heap_give_chain(h, g[i].sb, g[i].head, g[i].tail, g[i].k);
     return list;
 }
 
