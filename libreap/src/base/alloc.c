@@ -243,7 +243,7 @@ size_t rp_hoard_usable_size(const void *p)
         return 0;
     rp_hd_sb_t *sb = rp_hd_hdr(p);
     if (sb->magic == RP_HD_LARGE_MAGIC)
-        return (size_t)(sb->map_base + sb->map_len - (const char *)p);
+        return (size_t)(sb->end - (const char *)p);
     if (sb->magic != RP_HD_SB_MAGIC)
         bad_pointer(p);
     char *block = rp_hd_sb_block_of(sb, (void *)p);

@@ -137,7 +137,7 @@ typedef struct rp_hd_sb {
     struct rp_hd_sb *prev, *next;        /* in owner's group or empty list */
     void *free;                          /* LIFO list of returned blocks */
     char *bump;                          /* first never-used block */
-    char *end;                           /* end of the last whole block */
+    char *end;                           /* end of the last whole block; large: of the object */
     uint32_t size;                       /* block size (superblocks) */
     uint32_t used;                       /* blocks out: program, tcache or outbox */
     uint32_t nblocks;                    /* used <= nblocks */
@@ -145,8 +145,9 @@ typedef struct rp_hd_sb {
     uint32_t empty_epoch;                /* global heap: decay period it became empty in */
     _Atomic uint8_t interior;            /* an aligned alloc handed out an interior pointer */
     /* large objects only */
-    char *map_base;                      /* start of the mapping */
-    size_t map_len;                      /* length of the mapping */
+    char *map_base;                      /* start of the mapping (before the header when
+                                          * the mapping was aligned loosely) */
+    size_t map_len;                      /* length of the mapping, ragged ends included */
     size_t usable;                       /* bytes from the user pointer to the end */
 } rp_hd_sb_t;
 
@@ -338,6 +339,9 @@ void rp_hd_large_trim(void);
 /* Maps len bytes aligned to align (a power of two >= page); NULL on failure.
  * Never touches the memory, so untouched pages cost no RSS. */
 void *rp_hd_os_map(size_t len, size_t align);
+/* The same without unmapping the ragged ends: the mapping is the
+ * *map_len bytes at *base (both set), to be unmapped whole. */
+void *rp_hd_os_map_loose(size_t len, size_t align, char **base, size_t *map_len);
 void rp_hd_os_unmap(void *p, size_t len);
 size_t rp_hd_os_page(void);
 /* A decay clock (the global heap's empty superblocks, the large-object

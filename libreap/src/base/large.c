@@ -7,7 +7,10 @@
  * alignment up to a page the header has the mapping's first page to itself
  * and the object follows at +page, so a request of whole pages fits
  * exactly; with alignment A above a page the object starts at +A (A <= S)
- * or the header sits S bytes before an A-aligned object (A > S).
+ * or the header sits S bytes before an A-aligned object (A > S).  The
+ * mapping is aligned loosely (rp_hd_os_map_loose): the untouched pages
+ * before and after the aligned part stay mapped until the object is
+ * unmapped, which saves two munmap calls per mapping.
  *
  * Reaps ask for the same chunk sizes again and again, and programs often
  * free and reallocate buffers of one size, so freed default-aligned
@@ -36,9 +39,13 @@ typedef struct cached {
 
 static pthread_mutex_t large_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP; /* see rp_hd_lock_init */
 static cached_t cache[CACHE_MAX]; /* [0, cache_n): freed mappings */
-static size_t cache_bytes;  /* sum of their map_len <= rp_hd_opt.large_cache */
+static size_t cache_bytes;  /* sum of their span() <= rp_hd_opt.large_cache */
 static uint32_t cache_n;    /* <= CACHE_MAX */
 static rp_hd_decay_t decay;  /* stamps the entries; large_lock */
+
+/* Bytes of a mapping that can have been touched: header to object end
+ * (its loose ragged ends never are). */
+static size_t span(const rp_hd_sb_t *h) { return (size_t)(h->end - (const char *)h); }
 
 /* Takes entry i out of the cache, keeping the counts; returns its mapping.
  * large_lock held. */
@@ -46,8 +53,8 @@ static rp_hd_sb_t *cache_remove(uint32_t i)
 {
     rp_hd_sb_t *h = cache[i].h;
     cache[i] = cache[--cache_n];
-    cache_bytes -= h->map_len;
-    atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
+    cache_bytes -= span(h);
+    atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, span(h), memory_order_relaxed);
     return h;
 }
 
@@ -116,11 +123,11 @@ static bool cache_put(rp_hd_sb_t *h)
     rp_hd_sb_t *expired[CACHE_MAX];
     pthread_mutex_lock(&large_lock);
     uint32_t nexp = cache_expire(expired);
-    if (cache_n < CACHE_MAX && cache_bytes + h->map_len <= rp_hd_opt.large_cache) {
+    if (cache_n < CACHE_MAX && cache_bytes + span(h) <= rp_hd_opt.large_cache) {
         cache[cache_n++] = (cached_t){h->usable, h, decay.epoch};
-        cache_bytes += h->map_len;
+        cache_bytes += span(h);
         kept = true;
-        atomic_fetch_add_explicit(&rp_hd_cnt.large_cached, h->map_len, memory_order_relaxed);
+        atomic_fetch_add_explicit(&rp_hd_cnt.large_cached, span(h), memory_order_relaxed);
     }
     pthread_mutex_unlock(&large_lock);
     unmap_all(expired, nexp);
@@ -144,16 +151,19 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
     if (size > SIZE_MAX / 2 || off > SIZE_MAX / 4)
         return NULL;
     size_t len = page_up(off + size);
-    char *base = rp_hd_os_map(len, align > s ? align : s);
+    char *map_base;
+    size_t map_len;
+    char *base = rp_hd_os_map_loose(len, align > s ? align : s, &map_base, &map_len);
     if (!base)
         return NULL;
     rp_hd_sb_t *h = (rp_hd_sb_t *)(base + hdr_off);
     h->magic = RP_HD_LARGE_MAGIC;
     atomic_store_explicit(&h->owner, NULL, memory_order_relaxed);
-    h->map_base = base;
-    h->map_len = len;
+    h->map_base = map_base;
+    h->map_len = map_len;
     h->usable = len - off;
-    atomic_fetch_add_explicit(&rp_hd_cnt.large_in_use, len, memory_order_relaxed);
+    h->end = base + len;
+    atomic_fetch_add_explicit(&rp_hd_cnt.large_in_use, h->map_len, memory_order_relaxed);
     *fresh = true;
     return base + off;
 }
@@ -161,7 +171,7 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
 void rp_hd_large_free(rp_hd_sb_t *h)
 {
     atomic_fetch_sub_explicit(&rp_hd_cnt.large_in_use, h->map_len, memory_order_relaxed);
-    bool default_aligned = h->map_base == (char *)h && h->map_len - h->usable == default_off();
+    bool default_aligned = h->end - h->usable == (char *)h + default_off();
     if (!(default_aligned && cache_put(h)))
         unmap_all(&h, 1);
 }

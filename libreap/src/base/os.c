@@ -7,7 +7,12 @@
  * touched, so they cost no RSS until used.  rp_hd_os_unmap() gives any
  * page-aligned part of a mapping back.  Both keep the mapping counters of
  * rp_hd_cnt (stats.c).  Alignment is obtained by mapping align - page bytes
- * more and unmapping the ragged ends.  Under ASan a mapping is unpoisoned
+ * more and unmapping the ragged ends; rp_hd_os_map_loose() leaves them
+ * mapped (never touched, so no RSS) for a caller that unmaps the whole
+ * mapping at once later (large objects): one system call instead of
+ * three, each of which takes the process's mmap lock for writing and
+ * stalls the other threads' page faults (where mstress at 2 threads
+ * slept most).  Under ASan a mapping is unpoisoned
  * when made and before it goes back: blocks freed to reaps' base allocator
  * are poisoned (../annotate.h), and the kernel may hand the same addresses
  * to anyone next.
@@ -63,6 +68,30 @@ void *rp_hd_os_map(size_t len, size_t align)
     rp_ann_undefined(q, len);
 #endif
     return q;
+}
+
+void *rp_hd_os_map_loose(size_t len, size_t align, char **base, size_t *map_len)
+{
+    size_t page = rp_hd_os_page();
+    if (align < page)
+        align = page;
+    size_t extra = align - page;
+    if (len > SIZE_MAX - extra) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    char *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    *base = p;
+    *map_len = len + extra;
+    count_map(len + extra);
+#ifdef RP_ASAN
+    rp_ann_undefined(p, len + extra);
+#endif
+    return (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
 }
 
 void rp_hd_os_unmap(void *p, size_t len)
