@@ -26,11 +26,11 @@
 
 #include "hoard.h"
 
-#define CACHE_MAX 64
+#define CACHE_MAX 128
 
 /* The cache is an array in the library's data, not a list linked through
- * the cached mappings' headers: a lookup scans 1 KiB that stays in cache
- * instead of chasing up to 64 cold header lines (mstress). */
+ * the cached mappings' headers: a lookup scans 3 KiB that stays in cache
+ * instead of chasing up to 128 cold header lines (mstress). */
 typedef struct cached {
     size_t usable;    /* h->usable, copied so the scan touches no header */
     rp_hd_sb_t *h;

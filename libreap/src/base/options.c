@@ -21,7 +21,7 @@ rp_hd_options_t rp_hd_opt = {
     .decay_ms = 50,             /* other empties go back after 50-100 ms */
     .tcache_bytes = 8u << 10,   /* per thread and class */
     .outbox_bytes = 16u << 10,  /* remote frees batched per thread */
-    .large_cache = 16u << 20,   /* freed large mappings kept (at most 64) */
+    .large_cache = 32u << 20,   /* freed large mappings kept (at most 128) */
     .batch = 8,                 /* superblocks per mmap */
 };
 
