@@ -167,12 +167,6 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
     return chain;
 }
 
-/* The heap owning sb right now (it may change once read). */
-static rp_hd_heap_t *owner_now(rp_hd_sb_t *sb)
-{
-    return atomic_load_explicit(&sb->owner, memory_order_acquire);
-}
-
 /* Blocks of one superblock gathered by give_owned: head..tail linked. */
 typedef struct gather {
     rp_hd_sb_t *sb;
@@ -230,19 +224,65 @@ static void *give_owned(rp_hd_heap_t *h, void *list, size_t n, void **other)
     return list;
 }
 
-/* Gives back a list of blocks: those of h's superblocks under one lock,
- * the rest under one lock per owning heap. */
-static void give_list(rp_hd_heap_t *h, void *list)
+/* Sorts list into g (all slots empty) by superblock, without a lock: runs
+ * as in give_owned; a run whose slot another superblock holds goes to the
+ * returned list, for another round. */
+static void *gather(gather_t *g, void *list)
 {
+    unsigned shift = (unsigned)__builtin_ctzl(rp_hd_opt.sb_size);
+    void *rest = NULL;
     while (list) {
-        void *other = NULL;
-        pthread_mutex_lock(&h->lock);
-        give_owned(h, list, SIZE_MAX, &other);
-        rp_hd_heap_balance(h);
-        pthread_mutex_unlock(&h->lock);
-        list = other;
-        if (list)
-            h = owner_now(rp_hd_hdr(list));
+        void *head = list, *tail = list;
+        rp_hd_sb_t *sb = rp_hd_hdr(head);
+        uint32_t k = 1;
+        list = *(void **)head;
+        while (list && rp_hd_hdr(list) == sb) {
+            tail = list;
+            list = *(void **)list;
+            k++;
+        }
+        gather_t *s = &g[((uintptr_t)sb >> shift) & (GATHER - 1)];
+        if (s->sb == sb) {
+            *(void **)tail = s->head;
+            s->head = head;
+            s->k += k;
+        } else if (!s->sb) {
+            *s = (gather_t){sb, head, tail, k};
+        } else {
+            *(void **)tail = rest;
+            rest = head;
+        }
+    }
+    return rest;
+}
+
+/* Gives back a list of blocks of any heaps' superblocks (an outbox, or
+ * what a flush found that its heap no longer owns).  The list is sorted
+ * by superblock first, with no lock held: walking it misses the cache on
+ * nearly every block (they were freed long ago), and with the walk under
+ * the owner's lock mstress's threads slept on each other's heap locks.
+ * Then each owning heap is locked once and takes its superblocks' blocks
+ * in one splice each. */
+static void give_list(void *list)
+{
+    gather_t g[GATHER];
+    while (list) {
+        for (uint32_t i = 0; i < GATHER; i++)
+            g[i].sb = NULL;
+        list = gather(g, list);
+        for (uint32_t i = 0; i < GATHER; i++) {
+            if (!g[i].sb)
+                continue;
+            rp_hd_heap_t *h = rp_hd_lock_owner(g[i].sb);
+            for (uint32_t j = i; j < GATHER; j++) {
+                if (g[j].sb && atomic_load_explicit(&g[j].sb->owner, memory_order_relaxed) == h) {
+                    rp_hd_heap_give_chain(h, g[j].sb, g[j].head, g[j].tail, g[j].k);
+                    g[j].sb = NULL;
+                }
+            }
+            rp_hd_heap_balance(h);
+            pthread_mutex_unlock(&h->lock);
+        }
     }
 }
 
@@ -281,7 +321,7 @@ void rp_hd_tcache_flush_bin(rp_hd_tcache_t *tc, uint32_t cls, uint32_t keep)
     rp_hd_heap_balance(h);
     pthread_mutex_unlock(&h->lock);
     if (other)
-        give_list(owner_now(rp_hd_hdr(other)), other);
+        give_list(other);
 }
 
 /* Gives every block of the outbox back, one lock per owning heap. */
@@ -291,7 +331,7 @@ static void flush_outbox(rp_hd_tcache_t *tc)
     tc->outbox = NULL;
     tc->outbox_bytes = 0;
     if (list)
-        give_list(owner_now(rp_hd_hdr(list)), list);
+        give_list(list);
 }
 
 void rp_hd_tcache_free_remote(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
