@@ -267,6 +267,23 @@ static rp_hd_sb_t *find_space(rp_hd_heap_t *h, uint32_t cls)
     return sb;
 }
 
+size_t rp_hd_heap_take_whole(rp_hd_heap_t *h, uint32_t cls, size_t max, void **chain)
+{
+    rp_hd_sb_t *sb = find_space(h, cls);
+    if (!sb || !sb->free)
+        return 0;
+    size_t nfree = sb->nblocks - sb->used - (size_t)(sb->end - sb->bump) / sb->size;
+    if (nfree > max)
+        return 0;
+    unfile_sb(h, sb);
+    *chain = sb->free;
+    sb->free = NULL;
+    sb->used += (uint32_t)nfree;
+    count_use(h, sb, (long)nfree);
+    file_sb(h, sb);
+    return nfree;
+}
+
 size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, void **chain)
 {
     void *first = NULL, **link = &first;
