@@ -237,9 +237,9 @@ rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb);
  * chain in *chain, splicing superblock free lists instead of copying them;
  * returns how many, 0 only when the OS refused memory. */
 size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, void **chain);
-/* Takes the whole free list of the fullest superblock of class cls with
- * room, in O(1), when it holds at most max blocks (and the superblock no
- * never-used ones); sets *chain and returns how many, else 0.  h locked. */
+/* Takes the whole free list (not the never-used blocks) of the fullest
+ * superblock of class cls with room, in O(1), when it holds at most max
+ * blocks; sets *chain and returns how many, else 0.  h locked. */
 size_t rp_hd_heap_take_whole(rp_hd_heap_t *h, uint32_t cls, size_t max, void **chain);
 /* Takes up to n never-used blocks of class cls in one piece when the
  * fullest superblock with room has no free list; sets *start and returns

@@ -174,7 +174,8 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
     return chain;
 }
 
-/* Blocks of one superblock gathered by give_owned: head..tail linked. */
+/* Blocks of one superblock gathered by give_owned or gather: head..tail
+ * linked, k of them. */
 typedef struct gather {
     rp_hd_sb_t *sb;
     void *head, *tail;
@@ -190,10 +191,11 @@ typedef struct gather {
  * superblock are taken as a run without relinking them, and the runs of
  * each superblock are chained together in a small table indexed by its
  * address (a superblock taking a slot another holds gives that one back
- * first) before each is given back once.  Remote frees come in short runs from a few superblocks
- * (a producer's recent allocations): giving back every run on its own
- * cost a fullness-group move per run, and the neighbours' headers that
- * move touches, for nearly every block (prodcons, mstress). */
+ * first) before each is given back once.  Remote frees come in short runs
+ * from a few dozen superblocks (a producer's recent allocations): giving
+ * back every run on its own cost a fullness-group move per run, and the
+ * neighbours' headers that move touches, for nearly every block
+ * (prodcons, mstress). */
 static void *give_owned(rp_hd_heap_t *h, void *list, size_t n, void **other)
 {
     gather_t g[GATHER];
