@@ -43,12 +43,15 @@ static void count_map(size_t len)
         ;
 }
 
-void *rp_hd_os_map(size_t len, size_t align)
+/* Maps len bytes plus the slack that aligning the start to *align (raised
+ * to the page size) may need; *total is the mapping's length.  NULL with
+ * errno ENOMEM on failure. */
+static char *map_padded(size_t len, size_t *align, size_t *total)
 {
     size_t page = rp_hd_os_page();
-    if (align < page)
-        align = page;
-    size_t extra = align - page;
+    if (*align < page)
+        *align = page;
+    size_t extra = *align - page;
     if (len > SIZE_MAX - extra) {
         errno = ENOMEM;
         return NULL;
@@ -58,11 +61,26 @@ void *rp_hd_os_map(size_t len, size_t align)
         errno = ENOMEM;
         return NULL;
     }
-    char *q = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+    *total = len + extra;
+    return p;
+}
+
+static char *align_up(char *p, size_t align)
+{
+    return (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+}
+
+void *rp_hd_os_map(size_t len, size_t align)
+{
+    size_t total;
+    char *p = map_padded(len, &align, &total);
+    if (!p)
+        return NULL;
+    char *q = align_up(p, align);
     if (q > p)
         munmap(p, (size_t)(q - p));
-    if (q + len < p + len + extra)
-        munmap(q + len, (size_t)(p + len + extra - (q + len)));
+    if (q + len < p + total)
+        munmap(q + len, (size_t)(p + total - (q + len)));
     count_map(len);
 #ifdef RP_ASAN
     rp_ann_undefined(q, len);
@@ -72,26 +90,17 @@ void *rp_hd_os_map(size_t len, size_t align)
 
 void *rp_hd_os_map_loose(size_t len, size_t align, char **base, size_t *map_len)
 {
-    size_t page = rp_hd_os_page();
-    if (align < page)
-        align = page;
-    size_t extra = align - page;
-    if (len > SIZE_MAX - extra) {
-        errno = ENOMEM;
+    size_t total;
+    char *p = map_padded(len, &align, &total);
+    if (!p)
         return NULL;
-    }
-    char *p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) {
-        errno = ENOMEM;
-        return NULL;
-    }
     *base = p;
-    *map_len = len + extra;
-    count_map(len + extra);
+    *map_len = total;
+    count_map(total);
 #ifdef RP_ASAN
-    rp_ann_undefined(p, len + extra);
+    rp_ann_undefined(p, total);
 #endif
-    return (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+    return align_up(p, align);
 }
 
 void rp_hd_os_unmap(void *p, size_t len)
