@@ -31,7 +31,7 @@ static void *take1(rp_hd_heap_t *h, uint32_t cls)
 {
     void *p = NULL;
     pthread_mutex_lock(&h->lock);
-    assert_int_equal(rp_hd_heap_take_chain(h, cls, 1, &p), 1);
+    assert_int_equal(rp_hd_heap_take_chain(h, cls, 1, 0, &p), 1);
     pthread_mutex_unlock(&h->lock);
     return p;
 }

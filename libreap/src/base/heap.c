@@ -267,24 +267,18 @@ static rp_hd_sb_t *find_space(rp_hd_heap_t *h, uint32_t cls)
     return sb;
 }
 
-size_t rp_hd_heap_take_whole(rp_hd_heap_t *h, uint32_t cls, size_t max, void **chain)
+/* Blocks never handed out from sb (its bump space). */
+static size_t unbumped(const rp_hd_sb_t *sb) { return (size_t)(sb->end - sb->bump) / sb->size; }
+
+/* Counts k blocks just taken from sb (unfiled) and files it again. */
+static void took(rp_hd_heap_t *h, rp_hd_sb_t *sb, size_t k)
 {
-    rp_hd_sb_t *sb = find_space(h, cls);
-    if (!sb || !sb->free)
-        return 0;
-    size_t nfree = sb->nblocks - sb->used - (size_t)(sb->end - sb->bump) / sb->size;
-    if (nfree > max)
-        return 0;
-    unfile_sb(h, sb);
-    *chain = sb->free;
-    sb->free = NULL;
-    sb->used += (uint32_t)nfree;
-    count_use(h, sb, (long)nfree);
+    sb->used += (uint32_t)k;
+    count_use(h, sb, (long)k);
     file_sb(h, sb);
-    return nfree;
 }
 
-size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, void **chain)
+size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, size_t whole_max, void **chain)
 {
     void *first = NULL, **link = &first;
     size_t got = 0;
@@ -295,6 +289,15 @@ size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, void **cha
         unfile_sb(h, sb);
         size_t before = got;
         void *p = sb->free;
+        if (p && got == 0) {
+            size_t nfree = sb->nblocks - sb->used - unbumped(sb);
+            if (nfree <= whole_max) { /* the whole list, NULL-ended: no walk */
+                sb->free = NULL;
+                took(h, sb, nfree);
+                *chain = p;
+                return nfree;
+            }
+        }
         if (p) { /* splice a prefix of the free list: no link rewritten */
             *link = p;
             for (got++; got < n && *(void **)p; got++)
@@ -307,9 +310,7 @@ size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, void **cha
             link = (void **)sb->bump;
             sb->bump += sb->size;
         }
-        sb->used += (uint32_t)(got - before);
-        count_use(h, sb, (long)(got - before));
-        file_sb(h, sb);
+        took(h, sb, got - before);
     }
     *link = NULL;
     *chain = first;
@@ -321,14 +322,12 @@ size_t rp_hd_heap_take_range(rp_hd_heap_t *h, uint32_t cls, size_t n, char **sta
     rp_hd_sb_t *sb = find_space(h, cls);
     if (!sb || sb->free || sb->bump >= sb->end)
         return 0;
-    size_t room = (size_t)(sb->end - sb->bump) / sb->size;
+    size_t room = unbumped(sb);
     size_t k = n < room ? n : room;
     unfile_sb(h, sb);
     *start = sb->bump;
     sb->bump += k * sb->size;
-    sb->used += (uint32_t)k;
-    count_use(h, sb, (long)k);
-    file_sb(h, sb);
+    took(h, sb, k);
     return k;
 }
 
@@ -427,8 +426,7 @@ static bool sb_consistent(const rp_hd_sb_t *sb)
         if (++nfree > sb->nblocks || rp_hd_hdr(p) != sb)
             return false;
     }
-    size_t unbumped = (size_t)(sb->end - sb->bump) / sb->size;
-    return sb->used + nfree + unbumped == sb->nblocks;
+    return sb->used + nfree + unbumped(sb) == sb->nblocks;
 }
 
 static bool list_ok(const rp_hd_heap_t *h, const rp_hd_sb_t *head, int grp, size_t *cu, size_t *ca,

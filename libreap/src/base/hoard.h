@@ -235,12 +235,10 @@ void rp_hd_heaps_init(void);
 rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb);
 /* Takes up to n blocks of class cls from heap h (locked) as one NULL-ended
  * chain in *chain, splicing superblock free lists instead of copying them;
- * returns how many, 0 only when the OS refused memory. */
-size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, void **chain);
-/* Takes the whole free list (not the never-used blocks) of the fullest
- * superblock of class cls with room, in O(1), when it holds at most max
- * blocks; sets *chain and returns how many, else 0.  h locked. */
-size_t rp_hd_heap_take_whole(rp_hd_heap_t *h, uint32_t cls, size_t max, void **chain);
+ * returns how many, 0 only when the OS refused memory.  When the fullest
+ * superblock's whole free list holds at most whole_max blocks (which may
+ * be more than n), it takes that list alone, in O(1). */
+size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, size_t whole_max, void **chain);
 /* Takes up to n never-used blocks of class cls in one piece when the
  * fullest superblock with room has no free list; sets *start and returns
  * how many (0: use rp_hd_heap_take_chain).  h locked. */

@@ -151,10 +151,8 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
     pthread_mutex_lock(&tc->heap->lock);
     if (want > 1) /* never for `dead', whose bins stay empty */
         range = rp_hd_heap_take_range(tc->heap, cls, want, &start);
-    if (range == 0 && want > 1)
-        got = rp_hd_heap_take_whole(tc->heap, cls, bin->cap, &chain);
-    if (range == 0 && got == 0)
-        got = rp_hd_heap_take_chain(tc->heap, cls, want, &chain);
+    if (range == 0) /* `dead': cap 0, so never a whole list */
+        got = rp_hd_heap_take_chain(tc->heap, cls, want, bin->cap, &chain);
     pthread_mutex_unlock(&tc->heap->lock);
     if (range > 0) {
         size_t size = rp_hd_sc.size[cls];
@@ -184,6 +182,44 @@ typedef struct gather {
 
 #define GATHER 32 /* slots, a power of two; a superblock's slot is fixed by its address */
 
+static void gather_clear(gather_t *g)
+{
+    for (uint32_t i = 0; i < GATHER; i++)
+        g[i].sb = NULL;
+}
+
+/* Cuts the run at the head of *list (non-empty): its consecutive blocks
+ * of one superblock, at most max of them, unlinked from the rest. */
+static gather_t cut_run(void **list, size_t max)
+{
+    void *head = *list, *tail = head, *next = *(void **)head;
+    rp_hd_sb_t *sb = rp_hd_hdr(head);
+    uint32_t k = 1;
+    while (k < max && next && rp_hd_hdr(next) == sb) {
+        tail = next;
+        next = *(void **)next;
+        k++;
+    }
+    *list = next;
+    return (gather_t){sb, head, tail, k};
+}
+
+/* The slot of sb in g. */
+static gather_t *slot_of(gather_t *g, const rp_hd_sb_t *sb)
+{
+    unsigned shift = (unsigned)__builtin_ctzl(rp_hd_opt.sb_size);
+    return &g[((uintptr_t)sb >> shift) & (GATHER - 1)];
+}
+
+/* Puts run in front of the blocks its slot s has gathered of the same
+ * superblock (s->sb == run.sb). */
+static void slot_add(gather_t *s, gather_t run)
+{
+    *(void **)run.tail = s->head;
+    s->head = run.head;
+    s->k += run.k;
+}
+
 /* Gives back the first n blocks of list (all of it when shorter): those
  * whose superblock h owns to h (locked), the others (another heap's, or
  * moved to the global heap since they were cached) are linked onto
@@ -199,32 +235,20 @@ typedef struct gather {
 static void *give_owned(rp_hd_heap_t *h, void *list, size_t n, void **other)
 {
     gather_t g[GATHER];
-    for (uint32_t i = 0; i < GATHER; i++)
-        g[i].sb = NULL;
-    unsigned shift = (unsigned)__builtin_ctzl(rp_hd_opt.sb_size);
+    gather_clear(g);
     while (n > 0 && list) {
-        void *head = list, *tail = list;
-        rp_hd_sb_t *sb = rp_hd_hdr(head);
-        uint32_t k = 1;
-        list = *(void **)head;
-        while (k < n && list && rp_hd_hdr(list) == sb) {
-            tail = list;
-            list = *(void **)list;
-            k++;
-        }
-        n -= k;
-        gather_t *s = &g[((uintptr_t)sb >> shift) & (GATHER - 1)];
-        if (s->sb == sb) { /* put the run in front of the blocks gathered */
-            *(void **)tail = s->head;
-            s->head = head;
-            s->k += k;
-        } else if (atomic_load_explicit(&sb->owner, memory_order_relaxed) != h) {
-            *(void **)tail = *other;
-            *other = head;
+        gather_t run = cut_run(&list, n);
+        n -= run.k;
+        gather_t *s = slot_of(g, run.sb);
+        if (s->sb == run.sb) {
+            slot_add(s, run);
+        } else if (atomic_load_explicit(&run.sb->owner, memory_order_relaxed) != h) {
+            *(void **)run.tail = *other;
+            *other = run.head;
         } else {
             if (s->sb)
                 rp_hd_heap_give_chain(h, s->sb, s->head, s->tail, s->k);
-            *s = (gather_t){sb, head, tail, k};
+            *s = run;
         }
     }
     for (uint32_t i = 0; i < GATHER; i++)
@@ -238,28 +262,17 @@ static void *give_owned(rp_hd_heap_t *h, void *list, size_t n, void **other)
  * returned list, for another round. */
 static void *gather(gather_t *g, void *list)
 {
-    unsigned shift = (unsigned)__builtin_ctzl(rp_hd_opt.sb_size);
     void *rest = NULL;
     while (list) {
-        void *head = list, *tail = list;
-        rp_hd_sb_t *sb = rp_hd_hdr(head);
-        uint32_t k = 1;
-        list = *(void **)head;
-        while (list && rp_hd_hdr(list) == sb) {
-            tail = list;
-            list = *(void **)list;
-            k++;
-        }
-        gather_t *s = &g[((uintptr_t)sb >> shift) & (GATHER - 1)];
-        if (s->sb == sb) {
-            *(void **)tail = s->head;
-            s->head = head;
-            s->k += k;
+        gather_t run = cut_run(&list, SIZE_MAX);
+        gather_t *s = slot_of(g, run.sb);
+        if (s->sb == run.sb) {
+            slot_add(s, run);
         } else if (!s->sb) {
-            *s = (gather_t){sb, head, tail, k};
+            *s = run;
         } else {
-            *(void **)tail = rest;
-            rest = head;
+            *(void **)run.tail = rest;
+            rest = run.head;
         }
     }
     return rest;
@@ -276,8 +289,7 @@ static void give_list(void *list)
 {
     gather_t g[GATHER];
     while (list) {
-        for (uint32_t i = 0; i < GATHER; i++)
-            g[i].sb = NULL;
+        gather_clear(g);
         list = gather(g, list);
         for (uint32_t i = 0; i < GATHER; i++) {
             if (!g[i].sb)
