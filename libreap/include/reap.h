@@ -147,7 +147,6 @@ typedef struct reap_frontier {
     char *bump;          /**< where the next bumped block starts */
     char *bump_end;      /**< where the last bumped block may end */
     size_t head_bits;    /**< or'ed with a block's size into its header */
-    size_t bump_max;     /**< libreap's: larger requests are large objects */
     _Bool heap_empty;    /**< nothing freed waits for reuse */
     uint64_t live_bytes; /**< statistics: bytes of live blocks */
     uint64_t allocs;     /**< statistics: allocations */

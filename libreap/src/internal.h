@@ -149,19 +149,20 @@ typedef struct rp_heap {
 /* ---- the reap ------------------------------------------------------------- */
 
 struct reap {
-    /* The bump path reads only these fields, up to inline_limit: they are
+    /* The bump paths read only these fields.  Up to inline_limit they are
      * reap.h's reap_frontier_t, which reap_malloc_inline() compiles into
-     * callers (reap.c checks that the two layouts agree). */
+     * callers (the assertions after this struct check that the two layouts
+     * agree); bump_max is libreap's own. */
     char *bump;        /* the frontier: where the next bumped block starts */
     char *bump_end;    /* the last place a block may end in this chunk */
     size_t head_bits;  /* tag | RP_CINUSE | RP_PINUSE, or'ed into new heads */
-    size_t bump_max;   /* rp_opt.large_threshold: larger requests are large objects */
     bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
                         * (the bins may still hold retired chunks' tails,
                         * tried only before the reap takes a new chunk) */
     uint64_t live_bytes; /* statistics: bytes of live blocks */
     uint64_t allocs;     /* statistics: allocations since creation */
     size_t inline_limit; /* bump_max + 1, or 0 when annotating (RP_ANNOTATED) */
+    size_t bump_max;   /* rp_opt.large_threshold: larger requests are large objects */
 
     /* Statistics kept on every free and clear. */
     uint64_t frees;      /* reap_free calls (non-NULL) since creation */
@@ -216,7 +217,6 @@ struct reap {
 RP_SAME_FIELD(bump);
 RP_SAME_FIELD(bump_end);
 RP_SAME_FIELD(head_bits);
-RP_SAME_FIELD(bump_max);
 RP_SAME_FIELD(heap_empty);
 RP_SAME_FIELD(live_bytes);
 RP_SAME_FIELD(allocs);
