@@ -743,18 +743,13 @@ END {
 ratio_lines() {
     awk -F, '
     NR == 1 { next }
-    { rps[$1, $2, $3] = $5; rss[$1, $2, $3] = $15; th[$3] = 1; sc[$1] = 1
-      cpu[$1, $2, $3] = $24
-      grow[$1, $2, $3] = $15 - $19 }
+    { v["rps", $1, $2, $3] = $5; v["rss", $1, $2, $3] = $15
+      v["cpu", $1, $2, $3] = $24; v["grow", $1, $2, $3] = $15 - $19 }
     function line(label, s, a, b, what, target,   t, out, any) {
         out = ""; any = 0
         for (t = 1; t <= 64; t *= 2) {
-            if (!((s, a, t) in rps) || !((s, b, t) in rps)) continue
-            if (what == "rps") { num = rps[s, a, t]; den = rps[s, b, t] }
-            else if (what == "rss") { num = rss[s, a, t]; den = rss[s, b, t] }
-            else if (what == "cpu") { num = cpu[s, a, t]; den = cpu[s, b, t] }
-            else { num = grow[s, a, t]; den = grow[s, b, t] }
-            out = out sprintf(" t%d=%s", t, ratio(num, den)); any = 1
+            if (!((what, s, a, t) in v) || !((what, s, b, t) in v)) continue
+            out = out sprintf(" t%d=%s", t, ratio(v[what, s, a, t], v[what, s, b, t])); any = 1
         }
         if (any) printf "- %s (target %s):%s\n", label, target, out
     }
@@ -767,6 +762,7 @@ ratio_lines() {
     }
     END {
         line("static: req/s reap / stock", "static", "reap", "stock", "rps", ">= 0.97 at every t")
+        line("static: req/s stock2 / stock (A/A: the harness against itself)", "static", "stock2", "stock", "rps", "none, for information: how far 1.0 moves by noise alone")
         line("static: child CPU per request reap / stock", "static", "reap", "stock", "cpu", "none, for information: what each request cost the server")
         line("static: req/s reap-malloc / stock", "static", "reap-malloc", "stock", "rps", "none, for information")
         line("bc medium: req/s reap (BcPfree On) / stock", "medium", "reap", "stock", "rps", ">= 1.0")
