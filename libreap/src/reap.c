@@ -156,7 +156,8 @@ reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
     size_t size = first_chunk_size(user);
     reap_t *acct = parent ? parent->acct : NULL;
     if (charge_chain(acct, size) != 0) {
-        parent->limit_failures++;
+        /* other threads may be creating children of parent right now */
+        __atomic_fetch_add(&parent->limit_failures, 1, __ATOMIC_RELAXED);
         return NULL;
     }
     rp_chunk_t *c = rp_base_alloc(size);
