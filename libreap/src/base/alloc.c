@@ -77,14 +77,6 @@ void rp_hd_init(void)
         sched_yield();
 }
 
-/* malloc's fast path reads rp_hd_sc.small before it knows whether the
- * allocator is ready (a thread that has not allocated yet pops from
- * rp_hd_none's empty bins, with no test).  Initialising when the library is
- * loaded, before any thread can call into it, keeps that read from racing
- * with the table being filled; lazy init still serves callers that run
- * before this constructor (other libraries' constructors). */
-__attribute__((constructor)) static void init_at_load(void) { rp_hd_init(); }
-
 /* ---- small blocks ---------------------------------------------------------------- */
 
 /* The thread-cache pop, shared by malloc's fast path and small_alloc;
