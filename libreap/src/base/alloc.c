@@ -193,11 +193,11 @@ __attribute__((noinline)) static void *malloc_slow(size_t size)
 
 /* A thread has a cache with blocks only after rp_hd_init() returned to it
  * (acquire), so a pop needs no check of rp_hd_ready; before, rp_hd_tls is
- * rp_hd_none, whose bins are empty (and rp_hd_sc.small is all zeros). */
+ * rp_hd_none, whose bins are empty, whatever class rp_hd_sc_small() says. */
 void *rp_hoard_malloc(size_t size)
 {
     if (likely(size <= 1024)) {
-        void *p = bin_pop(&rp_hd_tls->bin[rp_hd_sc.small[(size + 15) >> 4]]);
+        void *p = bin_pop(&rp_hd_tls->bin[rp_hd_sc_small(size)]);
         if (likely(p != NULL))
             return p;
     }

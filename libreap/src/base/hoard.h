@@ -104,7 +104,11 @@ typedef struct rp_hd_classes {
     uint32_t n;                             /* number of classes */
     uint32_t size[RP_HD_MAX_CLASSES];       /* ascending, multiples of 16 */
     uint32_t nblocks[RP_HD_MAX_CLASSES];    /* blocks per superblock */
-    uint8_t small[1024 / 16 + 1];           /* class of sizes <= 1024 by (n+15)/16 */
+    /* class of sizes <= 1024 by (n+15)/16; atomic (relaxed) because malloc's
+     * fast path reads it in threads that have not yet waited for
+     * rp_hd_init(), while the first thread fills it: what they read then
+     * does not matter (their cache is rp_hd_none, whose bins are empty) */
+    _Atomic uint8_t small[1024 / 16 + 1];
     uint8_t big[RP_HD_MAX_SB / 2 / 64 + 1]; /* class of sizes 1024..S/2 by (n+63)/64: every
                                                class above 1 KiB is a multiple of 64 */
     uint8_t aligned64[RP_HD_MAX_CLASSES];   /* smallest class >= c whose size is a multiple of 64 */
@@ -117,12 +121,17 @@ extern rp_hd_classes_t rp_hd_sc;
 void rp_hd_sc_init(size_t sb_size);
 /* The largest size served from superblocks (S/2). */
 static inline size_t rp_hd_sc_max(void) { return rp_hd_sc.size[rp_hd_sc.n - 1]; }
+/* Class of a size <= 1024. */
+static inline uint32_t rp_hd_sc_small(size_t size)
+{
+    return atomic_load_explicit(&rp_hd_sc.small[(size + 15) >> 4], memory_order_relaxed);
+}
 /* Class of a size <= rp_hd_sc_max(): two table lookups, no search (a reap
  * chunk of 8 KiB or more asks for its class on every create and free). */
 static inline uint32_t rp_hd_sc_of(size_t size)
 {
     if (size <= 1024)
-        return rp_hd_sc.small[(size + 15) >> 4];
+        return rp_hd_sc_small(size);
     return rp_hd_sc.big[(size + 63) >> 6];
 }
 

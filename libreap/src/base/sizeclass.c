@@ -35,7 +35,7 @@ static void fill_lookups(void)
     for (uint32_t i = 0; i <= 1024 / 16; i++) {
         while (rp_hd_sc.size[c] < i * 16)
             c++;
-        rp_hd_sc.small[i] = (uint8_t)c;
+        atomic_store_explicit(&rp_hd_sc.small[i], (uint8_t)c, memory_order_relaxed);
     }
     for (uint32_t i = 1024 / 64; i <= rp_hd_sc.size[rp_hd_sc.n - 1] / 64; i++) {
         while (rp_hd_sc.size[c] < i * 64)
