@@ -159,13 +159,15 @@ buildflags() {   # dpkg-buildflags maps the current directory: use the tree's
 
 configure_args() {
     # Debian's configure options (debian/rules) that matter here, minus its
-    # file layout; its hardening flags from dpkg-buildflags.
+    # file layout; its hardening flags from dpkg-buildflags.  A call to a
+    # function reap.h does not declare (an older header installed) must not
+    # compile into a call returning int: implicit declarations are errors.
     printf '%s\n' \
         "--prefix=$prefix" \
         --enable-nonportable-atomics \
         --enable-allocator-uses-mmap \
         ac_cv_prog_AWK=mawk \
-        "CFLAGS=$(buildflags CFLAGS)" \
+        "CFLAGS=$(buildflags CFLAGS) -Werror=implicit-function-declaration" \
         "CPPFLAGS=$(buildflags CPPFLAGS) -I$reap_prefix/include" \
         "LDFLAGS=$(buildflags LDFLAGS) -L$reap_prefix/lib -Wl,-rpath,$reap_prefix/lib" \
         "LIBS=-lreap"

@@ -180,22 +180,29 @@ static inline void *reap_frontier_bump(reap_frontier_t *f, size_t bsize)
 }
 
 /**
- * reap_malloc() with its commonest case compiled into the caller: while
- * the reap holds nothing freed (it is a region) and the current chunk has
- * room, the object is bumped here; anything else calls reap_malloc().  For
- * allocators layered on reaps whose every call counts: APR's apr_palloc()
- * runs about 130 times for each request httpd serves.
+ * The commonest case of reap_malloc(), compiled into the caller: while the
+ * reap holds nothing freed (it is a region) and the current chunk has room,
+ * the object bumped at the frontier.  NULL when only reap_malloc() can
+ * serve the request (it then also reports a NULL @p r).  For allocators
+ * layered on reaps whose every call counts: APR's apr_palloc() runs about
+ * 130 times for each request httpd serves, and calls its slow path from a
+ * function of its own, so that the bump needs no stack frame.
  */
-static inline void *reap_malloc_inline(reap_t *r, size_t size)
+static inline void *reap_malloc_bump(reap_t *r, size_t size)
 {
     reap_frontier_t *f = (reap_frontier_t *)(void *)r;
 
-    if (r != NULL && size < f->inline_limit && f->heap_empty) {
-        void *p = reap_frontier_bump(f, reap_block_size(size));
-        if (p != NULL)
-            return p;
-    }
-    return reap_malloc(r, size);
+    if (r != NULL && size < f->inline_limit && f->heap_empty)
+        return reap_frontier_bump(f, reap_block_size(size));
+    return NULL;
+}
+
+/** reap_malloc(), with reap_malloc_bump()'s case compiled into the caller. */
+static inline void *reap_malloc_inline(reap_t *r, size_t size)
+{
+    void *p = reap_malloc_bump(r, size);
+
+    return p != NULL ? p : reap_malloc(r, size);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -310,6 +317,16 @@ REAP_API void reap_base_stats_print(const reap_base_stats_t *s, int json,
  * footprint returned.
  */
 REAP_API uint64_t reap_footprint(const reap_t *r, uint64_t *peak);
+
+/**
+ * Footprint of @p r and all its descendants, and in @p peak (if not NULL)
+ * the highest it reached.  A reap with a limit (reap_set_limit(), even 0)
+ * accounts its subtree as a whole: both are exact and read without a walk
+ * or a lock, like reap_footprint().  Otherwise this walks the subtree
+ * (reap_walk()'s rules) and @p peak is the sum of each reap's own peak, an
+ * upper bound, as in reap_get_tree_stats().
+ */
+REAP_API uint64_t reap_tree_footprint(reap_t *r, uint64_t *peak);
 
 /**
  * Callback of reap_walk(): @p r is the reap visited, @p depth its distance

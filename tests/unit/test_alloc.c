@@ -179,8 +179,10 @@ static void aligned_allocation(void **state)
     reap_destroy(r);
 }
 
-/* reap_malloc_inline() (reap.h) must be reap_malloc() in every respect:
- * two reaps fed the same requests, one through each, end up with the same
+/* reap_malloc_inline() and reap_malloc_bump() (reap.h) must be
+ * reap_malloc() in every respect: two reaps fed the same requests, one
+ * through reap_malloc() and the other through the inline paths (the bump
+ * alone falling back to reap_malloc() when it returns NULL), end up with the same
  * objects (sizes, usable sizes, statistics), and objects the inline path
  * handed out are freed, reused and checked like any other.  Where the
  * library does not annotate, a region's request is bumped right at the
@@ -197,6 +199,7 @@ static void malloc_inline_is_malloc(void **state)
     size_t n = 0;
 
     assert_int_equal(fb->inline_limit, RP_ANNOTATED() ? 0 : rp_opt.large_threshold + 1);
+    assert_null(reap_malloc_bump(NULL, 8)); /* reap_malloc() reports it */
     for (int round = 0; round < 30; round++) {
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++, n++) {
             char *before = fb->bump;
@@ -204,7 +207,17 @@ static void malloc_inline_is_malloc(void **state)
             int bumps = fb->heap_empty && sizes[i] < fb->inline_limit &&
                         reap_block_size(sizes[i]) <= room;
             pa[n] = reap_malloc(a, sizes[i]);
-            pb[n] = reap_malloc_inline(b, sizes[i]);
+            if (n % 2) {
+                pb[n] = reap_malloc_inline(b, sizes[i]);
+            }
+            else { /* reap_malloc_bump() alone: NULL, untouched, or bumped */
+                pb[n] = reap_malloc_bump(b, sizes[i]);
+                if (!bumps) {
+                    assert_null(pb[n]);
+                    assert_ptr_equal(fb->bump, before);
+                    pb[n] = reap_malloc(b, sizes[i]);
+                }
+            }
             assert_non_null(pa[n]);
             assert_non_null(pb[n]);
             assert_int_equal(reap_usable_size(pa[n]), reap_usable_size(pb[n]));
