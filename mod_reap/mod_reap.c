@@ -279,20 +279,23 @@ static void finish_request(request_rec *r)
 {
     mr_req *st = req_state(r);
     mr_request_figures_t f = {0};
-    reap_stats_t ts;
+    reap_stats_t own;
 
     if (st->counted)
         return;
     st->counted = 1;
     if (st->reap != NULL) {
-        reap_get_tree_stats(st->reap, &ts);
-        f.allocs = ts.allocs;
-        f.frees = ts.frees;
-        f.peak_footprint = ts.peak_footprint;
-        /* apr_off_t_toa, not apr_psprintf: this runs for every request,
-         * and the formatter cost a static request ~300 instructions */
+        /* Neither walks the pool's subtree: this runs for every request.
+         * The peak is the subtree's (post_read_request made the pool
+         * account it); the counts are the request pool's own. */
+        reap_get_stats(st->reap, &own);
+        f.allocs = own.allocs;
+        f.frees = own.frees;
+        reap_tree_footprint(st->reap, &f.peak_footprint);
+        /* apr_off_t_toa, not apr_psprintf: the formatter cost a static
+         * request ~300 instructions */
         apr_table_setn(r->notes, "reap-peak",
-                       apr_off_t_toa(r->pool, (apr_off_t)ts.peak_footprint));
+                       apr_off_t_toa(r->pool, (apr_off_t)f.peak_footprint));
     }
     f.limited = st->limited;
     if (status_on)

@@ -79,8 +79,8 @@ static inline reap_t *mr_reap_of(apr_pool_t *p)
 #define MR_REQ_FIELDS(X)                                                      \
     X(count, "requests finished")                                          \
     X(limited, "requests stopped by ReapRequestLimit")                        \
-    X(allocs, "allocations from request pools")                               \
-    X(frees, "single-object frees in request pools (ap_pfree)")               \
+    X(allocs, "allocations from request pools (not their subpools)")          \
+    X(frees, "single-object frees in request pools (ap_pfree; not subpools)") \
     X(peak_sum, "sum of the request pools' peak footprints, bytes")           \
     X(peak_max, "largest request pool peak footprint, bytes")
 

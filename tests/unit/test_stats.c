@@ -113,6 +113,48 @@ static void tree_stats_sum_the_subtree(void **state)
     reap_destroy(top);
 }
 
+/* reap_tree_footprint: a walk's sums for a reap without a limit; for one
+ * with a limit, set while it had no children (no walk) or with some, the
+ * subtree's own figures, which later children join. */
+static void tree_footprint_sums_or_reads_the_account(void **state)
+{
+    (void)state;
+    reap_t *top = reap_create(NULL);
+    reap_t *a = reap_create(top), *b = reap_create(a);
+    for (int i = 0; i < 20; i++) {
+        reap_malloc(a, 3000);
+        reap_malloc(b, 5000);
+    }
+    reap_stats_t s;
+    uint64_t peak;
+    reap_get_tree_stats(top, &s);
+    assert_int_equal(reap_tree_footprint(top, &peak), s.footprint);
+    assert_int_equal(peak, s.peak_footprint);
+    assert_int_equal(reap_tree_footprint(top, NULL), s.footprint);
+
+    /* childless when limited: its later children count, and the peak stays */
+    reap_t *c = reap_create(top);
+    reap_set_limit(c, 0);
+    reap_t *kid = reap_create(c);
+    for (int i = 0; i < 40; i++)
+        reap_malloc(kid, 4000);
+    reap_get_tree_stats(c, &s);
+    uint64_t high = reap_tree_footprint(c, &peak);
+    assert_int_equal(high, s.footprint);
+    assert_true(high > reap_footprint(c, NULL) + (100 << 10));
+    assert_int_equal(peak, high);
+    reap_destroy(kid);
+    assert_int_equal(reap_tree_footprint(c, &peak), reap_footprint(c, NULL));
+    assert_int_equal(peak, high);
+
+    /* limited with children already there: they are adopted */
+    reap_set_limit(a, 0);
+    reap_get_tree_stats(a, &s);
+    assert_int_equal(reap_tree_footprint(a, &peak), s.footprint);
+    assert_int_equal(peak, s.footprint); /* the account starts now */
+    reap_destroy(top);
+}
+
 typedef struct sink {
     char buf[4096];
     size_t len;
@@ -186,6 +228,7 @@ int main(void)
         cmocka_unit_test(exact_counts_through_a_life),
         cmocka_unit_test(peaks_follow_growth_after_falls),
         cmocka_unit_test(tree_stats_sum_the_subtree),
+        cmocka_unit_test(tree_footprint_sums_or_reads_the_account),
         cmocka_unit_test(printers_carry_every_field),
         cmocka_unit_test(base_figures_follow_the_reaps),
     };
