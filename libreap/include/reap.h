@@ -134,9 +134,9 @@ REAP_API size_t reap_usable_size(const void *ptr);
 /** @name Inline allocation, for allocators layered on reaps */
 
 /**
- * The first fields of every reap, published for reap_malloc_inline() and
+ * The first fields of every reap, published for reap_malloc_bump() and
  * for nothing else: only it and libreap read or write them.  A program
- * that compiles reap_malloc_inline() in depends on this layout and on the
+ * that compiles reap_malloc_bump() in depends on this layout and on the
  * block format it writes (an 8-byte header in the second word of the
  * block, the object 16 bytes in); REAP_FRONTIER_VERSION changes, and
  * libreap's soname with it, when either does.
@@ -150,7 +150,7 @@ typedef struct reap_frontier {
     _Bool heap_empty;    /**< nothing freed waits for reuse */
     uint64_t live_bytes; /**< statistics: bytes of live blocks */
     uint64_t allocs;     /**< statistics: allocations */
-    size_t inline_limit; /**< reap_malloc_inline() bumps requests below this;
+    size_t inline_limit; /**< reap_malloc_bump() bumps requests below this;
                           *   0 where libreap annotates memory for ASan or
                           *   Valgrind, so every object is annotated */
 } reap_frontier_t;

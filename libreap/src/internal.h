@@ -150,7 +150,7 @@ typedef struct rp_heap {
 
 struct reap {
     /* The bump paths read only these fields.  Up to inline_limit they are
-     * reap.h's reap_frontier_t, which reap_malloc_inline() compiles into
+     * reap.h's reap_frontier_t, which reap_malloc_bump() compiles into
      * callers (the assertions after this struct check that the two layouts
      * agree); bump_max is libreap's own. */
     char *bump;        /* the frontier: where the next bumped block starts */

@@ -349,39 +349,4 @@ int reap_set_limit(reap_t *r, size_t bytes)
     return 0;
 }
 
-/* reap_tree_footprint's walk, for a reap that does not account its
- * subtree: the sums of footprints and of peaks. */
-typedef struct footprints {
-    uint64_t footprint, peak;
-} footprints;
-
-static int add_footprint(reap_t *r, unsigned depth, void *arg)
-{
-    footprints *sum = arg;
-    uint64_t peak;
-    (void)depth;
-    sum->footprint += reap_footprint(r, &peak);
-    sum->peak += peak;
-    return 0;
-}
-
-uint64_t reap_tree_footprint(reap_t *r, uint64_t *peak)
-{
-    if (RP_UNLIKELY(r == NULL))
-        rp_misuse("reap_tree_footprint of a NULL reap", r, NULL);
-    if (r->acct == r) {
-        uint64_t fp = atomic_load_explicit(&r->tree_footprint, memory_order_relaxed);
-        if (peak) {
-            uint64_t p = atomic_load_explicit(&r->tree_peak, memory_order_relaxed);
-            *peak = p > fp ? p : fp;
-        }
-        return fp;
-    }
-    footprints sum = {0, 0};
-    reap_walk(r, add_footprint, &sum);
-    if (peak)
-        *peak = sum.peak;
-    return sum.footprint;
-}
-
 size_t reap_get_limit(const reap_t *r) { return r && r->acct == r ? r->limit : 0; }

@@ -42,6 +42,18 @@ static int add_one(reap_t *r, unsigned depth, void *arg)
     return 0;
 }
 
+/* The subtree figures an accounting reap (r->acct == r) keeps: its
+ * footprint, returned, and its peak.  A charge raises the peak just after
+ * the footprint, so a reader may see the footprint first: the peak is
+ * never reported below it. */
+static uint64_t account_read(const reap_t *r, uint64_t *peak)
+{
+    uint64_t fp = atomic_load_explicit(&r->tree_footprint, memory_order_relaxed);
+    uint64_t p = atomic_load_explicit(&r->tree_peak, memory_order_relaxed);
+    *peak = p > fp ? p : fp;
+    return fp;
+}
+
 void reap_get_tree_stats(reap_t *r, reap_stats_t *out)
 {
     if (RP_UNLIKELY(r == NULL))
@@ -49,7 +61,21 @@ void reap_get_tree_stats(reap_t *r, reap_stats_t *out)
     *out = (reap_stats_t){0};
     reap_walk(r, add_one, out);
     if (r->acct == r)
-        out->peak_footprint = atomic_load(&r->tree_peak);
+        account_read(r, &out->peak_footprint);
+}
+
+uint64_t reap_tree_footprint(reap_t *r, uint64_t *peak)
+{
+    uint64_t unused;
+    if (RP_UNLIKELY(r == NULL))
+        rp_misuse("reap_tree_footprint of a NULL reap", r, NULL);
+    if (r->acct == r)
+        return account_read(r, peak ? peak : &unused);
+    reap_stats_t s;
+    reap_get_tree_stats(r, &s);
+    if (peak)
+        *peak = s.peak_footprint;
+    return s.footprint;
 }
 
 void reap_get_base_stats(reap_base_stats_t *out) { rp_base_get_stats(out); }

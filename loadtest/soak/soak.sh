@@ -248,18 +248,25 @@ after=$(curl -s -H 'Content-Type: text/plain' --data-binary "@$top/loadtest/bc/p
 # RSS: medians of the second and last thirds of the samples
 n=$(wc -l <"$work/rss")
 third=$((n / 3))
-median() { sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
-rss2=$(sed -n "$((third + 1)),$((2 * third))p" "$work/rss" | awk '{ print $2 }' | median)
-rss3=$(sed -n "$((2 * third + 1)),\$p" "$work/rss" | awk '{ print $2 }' | median)
+# quartiles FROM TO: lower quartile, median and upper quartile of the RSS
+# samples FROM to TO (sed line addresses)
+quartiles() {
+    sed -n "$1,$2p" "$work/rss" | awk '{ print $2 }' | sort -n |
+        awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 3) / 4)], v[int((NR + 1) / 2)], v[int((3 * NR + 3) / 4)]; else print 0, 0, 0 }'
+}
+read -r q1 rss2 q3 <<EOF
+$(quartiles $((third + 1)) $((2 * third)))
+EOF
+read -r _ rss3 _ <<EOF
+$(quartiles $((2 * third + 1)) '$')
+EOF
 rss_max=$(awk '{ print $2 }' "$work/rss" | sort -n | tail -1)
 [ "$n" -ge 6 ] || fail "only $n RSS samples"
 # Requests in flight move the RSS by megabytes (bc programs run up to their
 # time limit, holding their memory): growth must pass both 5% and the
 # interquartile range of the second third's samples.  A leak raises the
 # whole last third; one slow request there raises only a few samples.
-quartiles=$(sed -n "$((third + 1)),$((2 * third))p" "$work/rss" | awk '{ print $2 }' | sort -n |
-    awk '{ v[NR] = $1 } END { print v[int((NR + 3) / 4)], v[int((3 * NR + 3) / 4)] }')
-iqr=$(( ${quartiles#* } - ${quartiles% *} ))
+iqr=$((q3 - q1))
 slack=$((rss2 / 20 > iqr ? rss2 / 20 : iqr))
 [ "$rss3" -le $((rss2 + slack)) ] || fail "RSS grew: median $rss2 kB in the second third, $rss3 kB in the last (noise allowed: $slack kB)"
 hostile=$(grep '^KIND' "$work/wrk.out" | awk '$2 !~ /^(prime|fact|fib|power|sqrt|funcs)$/ { n += $3 } END { print n + 0 }')
