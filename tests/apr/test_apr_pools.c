@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -712,7 +713,7 @@ static void *walk_loop(void *arg)
 
     while (!__atomic_load_n(&sh->stop, __ATOMIC_ACQUIRE)) {
         apr_pool_walk(sh->parent, check_walked, sh);
-        sh->walks++;
+        __atomic_add_fetch(&sh->walks, 1, __ATOMIC_RELEASE);
     }
     return NULL;
 }
@@ -746,6 +747,11 @@ static void test_walk_while_threads_make_pools(void **state)
     (void)state;
     assert_int_equal(apr_pool_create(&sh.parent, NULL), APR_SUCCESS);
     assert_int_equal(pthread_create(&walker, NULL, walk_loop, &sh), 0);
+    /* The workers start once the walker has walked: under load it may
+     * otherwise first run after they are all done (it did once in CI),
+     * and walk nothing while they work.  It keeps walking meanwhile. */
+    while (__atomic_load_n(&sh.walks, __ATOMIC_ACQUIRE) == 0)
+        sched_yield();
     for (int t = 0; t < THREADS; t++) {
         w[t].parent = sh.parent;
         w[t].failures = 0;
