@@ -8,6 +8,7 @@ noinst_LTLIBRARIES += libreap/libreap_core.la
 libreap_libreap_core_la_SOURCES = \
 	libreap/include/reap.h \
 	libreap/src/internal.h \
+	libreap/src/lock.h \
 	libreap/src/annotate.h \
 	libreap/src/base.h \
 	libreap/src/env.h \
@@ -24,7 +25,10 @@ libreap_libreap_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(REAP_LIB_SAN
 lib_LTLIBRARIES += libreap/libreap.la
 libreap_libreap_la_SOURCES =
 libreap_libreap_la_LIBADD = libreap/libreap_core.la
-libreap_libreap_la_LDFLAGS = -version-info 0:0:0 -pthread
+# The soname (libreap.so.1) changes with REAP_FRONTIER_VERSION in reap.h:
+# programs that compile reap_malloc_bump() in (the reap-backed APR) depend
+# on that layout.
+libreap_libreap_la_LDFLAGS = -version-info 1:0:0 -pthread
 
 include_HEADERS += libreap/include/reap.h
 pkgconfigdir = $(libdir)/pkgconfig

@@ -141,18 +141,19 @@ REAP_API size_t reap_usable_size(const void *ptr);
  * block, the object 16 bytes in); REAP_FRONTIER_VERSION changes, and
  * libreap's soname with it, when either does.
  */
-#define REAP_FRONTIER_VERSION 1
+#define REAP_FRONTIER_VERSION 2
 
 typedef struct reap_frontier {
     char *bump;          /**< where the next bumped block starts */
     char *bump_end;      /**< where the last bumped block may end */
     size_t head_bits;    /**< or'ed with a block's size into its header */
-    _Bool heap_empty;    /**< nothing freed waits for reuse */
+    size_t inline_limit; /**< reap_malloc_bump() bumps requests below this;
+                          *   0 while something freed waits for reuse (the
+                          *   reap is not a region then), and always where
+                          *   libreap annotates memory for ASan or Valgrind,
+                          *   so every object is annotated */
     uint64_t live_bytes; /**< statistics: bytes of live blocks */
     uint64_t allocs;     /**< statistics: allocations */
-    size_t inline_limit; /**< reap_malloc_bump() bumps requests below this;
-                          *   0 where libreap annotates memory for ASan or
-                          *   Valgrind, so every object is annotated */
 } reap_frontier_t;
 
 /** The bytes of the block a request of @p size bytes takes (size + header,
@@ -183,16 +184,17 @@ static inline void *reap_frontier_bump(reap_frontier_t *f, size_t bsize)
  * The commonest case of reap_malloc(), compiled into the caller: while the
  * reap holds nothing freed (it is a region) and the current chunk has room,
  * the object bumped at the frontier.  NULL when only reap_malloc() can
- * serve the request (it then also reports a NULL @p r).  For allocators
- * layered on reaps whose every call counts: APR's apr_palloc() runs about
- * 130 times for each request httpd serves, and calls its slow path from a
- * function of its own, so that the bump needs no stack frame.
+ * serve the request.  @p r must not be NULL: this is for allocators layered
+ * on reaps, which hold a live reap and whose every call counts (APR's
+ * apr_palloc() runs about 130 times for each request httpd serves, and
+ * calls its slow path from a function of its own, so that the bump needs
+ * no stack frame); reap_malloc_inline() takes any reap, NULL included.
  */
 static inline void *reap_malloc_bump(reap_t *r, size_t size)
 {
     reap_frontier_t *f = (reap_frontier_t *)(void *)r;
 
-    if (r != NULL && size < f->inline_limit && f->heap_empty)
+    if (size < f->inline_limit)
         return reap_frontier_bump(f, reap_block_size(size));
     return NULL;
 }
@@ -200,7 +202,7 @@ static inline void *reap_malloc_bump(reap_t *r, size_t size)
 /** reap_malloc(), with reap_malloc_bump()'s case compiled into the caller. */
 static inline void *reap_malloc_inline(reap_t *r, size_t size)
 {
-    void *p = reap_malloc_bump(r, size);
+    void *p = r != NULL ? reap_malloc_bump(r, size) : NULL;
 
     return p != NULL ? p : reap_malloc(r, size);
 }

@@ -214,7 +214,7 @@ static inline void free_block(reap_t *r, rp_block_t *b, size_t h)
         b->fd = *q;
         *q = b;
         r->quick_bytes += size;
-        r->heap_empty = false;
+        rp_set_heap_empty(r, false);
         return;
     }
     rp_heap_free(r, b);

@@ -51,6 +51,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lock.h"
 #include "reap.h"
 
 #ifdef HAVE_CONFIG_H
@@ -149,19 +150,21 @@ typedef struct rp_heap {
 /* ---- the reap ------------------------------------------------------------- */
 
 struct reap {
-    /* The bump paths read only these fields.  Up to inline_limit they are
+    /* The bump paths read only these fields.  Up to allocs they are
      * reap.h's reap_frontier_t, which reap_malloc_bump() compiles into
      * callers (the assertions after this struct check that the two layouts
-     * agree); bump_max is libreap's own. */
+     * agree); the rest is libreap's own. */
     char *bump;        /* the frontier: where the next bumped block starts */
     char *bump_end;    /* the last place a block may end in this chunk */
     size_t head_bits;  /* tag | RP_CINUSE | RP_PINUSE, or'ed into new heads */
+    size_t inline_limit; /* inline_open while heap_empty, else 0: one compare
+                          * tells reap_malloc_bump() both (rp_set_heap_empty) */
+    uint64_t live_bytes; /* statistics: bytes of live blocks */
+    uint64_t allocs;     /* statistics: allocations since creation */
     bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
                         * (the bins may still hold retired chunks' tails,
                         * tried only before the reap takes a new chunk) */
-    uint64_t live_bytes; /* statistics: bytes of live blocks */
-    uint64_t allocs;     /* statistics: allocations since creation */
-    size_t inline_limit; /* bump_max + 1, or 0 when annotating (RP_ANNOTATED) */
+    size_t inline_open;  /* bump_max + 1, or 0 when annotating (RP_ANNOTATED) */
     size_t bump_max;   /* rp_opt.large_threshold: larger requests are large objects */
 
     /* Statistics kept on every free and clear. */
@@ -202,7 +205,7 @@ struct reap {
     reap_t *parent;
     reap_t *children;     /* first child */
     reap_t *next_sibling, *prev_sibling;
-    pthread_mutex_t lock;
+    rp_lock_t lock;
 
     size_t user_size; /* bytes of caller space after this struct */
     uint16_t tag;
@@ -217,7 +220,6 @@ struct reap {
 RP_SAME_FIELD(bump);
 RP_SAME_FIELD(bump_end);
 RP_SAME_FIELD(head_bits);
-RP_SAME_FIELD(heap_empty);
 RP_SAME_FIELD(live_bytes);
 RP_SAME_FIELD(allocs);
 RP_SAME_FIELD(inline_limit);
@@ -237,6 +239,7 @@ typedef struct rp_options {
     size_t tail_keep;       /* REAP_TAIL_KEEP: a retired chunk's tail at least this big goes on the heap */
     size_t base_cache;      /* REAP_BASE_CACHE: bytes of free chunks base_mmap.c keeps */
     size_t quick_limit;     /* REAP_QUICK_LIMIT: freed blocks below this size wait on quick lists; 0: coalesce every free at once */
+    size_t first_chunk_usable; /* derived: rp_base_usable(first_chunk), the usual first chunk */
 } rp_options_t;
 
 extern rp_options_t rp_opt;
@@ -302,9 +305,16 @@ static inline void rp_live_sub(reap_t *r, size_t n)
     r->live_bytes -= n;
 }
 
+/* heap_empty and the inline_limit that mirrors it change together. */
+static inline void rp_set_heap_empty(reap_t *r, bool empty)
+{
+    r->heap_empty = empty;
+    r->inline_limit = empty ? r->inline_open : 0;
+}
+
 static inline void rp_heap_update_empty(reap_t *r)
 {
-    r->heap_empty = (r->heap_free_bytes | r->quick_bytes) == 0;
+    rp_set_heap_empty(r, (r->heap_free_bytes | r->quick_bytes) == 0);
 }
 
 /* Split b (free or being taken) into an in-use block of csz bytes and a

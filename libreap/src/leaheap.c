@@ -220,7 +220,7 @@ void rp_heap_free(reap_t *r, rp_block_t *b)
         r->lost_bytes += size;
         return;
     }
-    r->heap_empty = false; /* something freed waits: allocation looks first */
+    rp_set_heap_empty(r, false); /* something freed waits: allocation looks first */
     b->head = size | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
     next->prev_foot = size;
     next->head &= ~RP_PINUSE;
@@ -349,4 +349,6 @@ static void heap_check(const reap_t *r)
     /* heap_empty may be true with tails in the bins, never with quick blocks */
     if ((r->heap_empty && quick_listed) || (!r->heap_empty && binned + r->dv_size + quick_listed == 0))
         check_fail(r, r->heap, "heap_empty out of step");
+    if (r->inline_limit != (r->heap_empty ? r->inline_open : 0))
+        check_fail(r, r->heap, "inline_limit out of step with heap_empty");
 }

@@ -6,6 +6,7 @@
  * sizes accept k/m suffixes).  rp_options_init() reads them once, on the
  * first reap_create(); out-of-range values keep the default.
  */
+#include "base.h"
 #include "env.h"
 #include "internal.h"
 
@@ -35,6 +36,7 @@ static void options_read(void)
         rp_opt.max_chunk = rp_opt.first_chunk;
     if (rp_opt.large_threshold > rp_opt.max_chunk / 2)
         rp_opt.large_threshold = rp_opt.max_chunk / 2;
+    rp_opt.first_chunk_usable = rp_base_usable(rp_opt.first_chunk);
 }
 
 void rp_options_init(void)

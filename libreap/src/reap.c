@@ -21,9 +21,12 @@
  * root to the one visited (see the comment there for why that cannot
  * deadlock).
  */
+#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "base.h"
 #include "internal.h"
@@ -101,26 +104,43 @@ void rp_uncharge(reap_t *r, size_t n)
 
 /* ---- the tree ------------------------------------------------------------------- */
 
+/* lock.h's contended paths.  A thread that finds the lock taken marks it
+ * "held, with waiters" and sleeps until the word is no longer 2; whoever
+ * takes the lock after a sleep keeps it marked 2, as another thread may
+ * still sleep on it (a spare wake-up costs a system call, a lost one a
+ * hang).  Woken on memory a reap no longer uses (the lock's holder unlocked
+ * and destroyed the reap in between), the futex calls fail harmlessly. */
+void rp_lock_sleep(rp_lock_t *l)
+{
+    while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
+        syscall(SYS_futex, &l->word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+}
+
+void rp_lock_wake(rp_lock_t *l)
+{
+    syscall(SYS_futex, &l->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
 static void link_child(reap_t *parent, reap_t *c)
 {
-    pthread_mutex_lock(&parent->lock);
+    rp_lock(&parent->lock);
     c->next_sibling = parent->children;
     if (parent->children)
         parent->children->prev_sibling = c;
     parent->children = c;
-    pthread_mutex_unlock(&parent->lock);
+    rp_unlock(&parent->lock);
 }
 
 static void unlink_child(reap_t *parent, reap_t *c)
 {
-    pthread_mutex_lock(&parent->lock);
+    rp_lock(&parent->lock);
     if (c->prev_sibling)
         c->prev_sibling->next_sibling = c->next_sibling;
     else
         parent->children = c->next_sibling;
     if (c->next_sibling)
         c->next_sibling->prev_sibling = c->prev_sibling;
-    pthread_mutex_unlock(&parent->lock);
+    rp_unlock(&parent->lock);
 }
 
 /* Tags step by an odd constant modulo 2^16, so 65,535 reaps in a row get
@@ -141,6 +161,8 @@ static size_t first_chunk_size(size_t user)
 {
     size_t need = sizeof(rp_chunk_t) + RP_REAP_SIZE + user + 1024 + RP_FENCE_ROOM;
     size_t size = rp_opt.first_chunk;
+    if (need <= size)
+        return rp_opt.first_chunk_usable;
     while (size < need)
         size *= 2;
     return rp_base_usable(size);
@@ -169,14 +191,14 @@ reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
     memset(r, 0, RP_REAP_SIZE + user);
     r->tag = next_tag();
     r->head_bits = RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
-    r->heap_empty = true;
     r->bump_max = rp_opt.large_threshold;
-    r->inline_limit = RP_ANNOTATED() ? 0 : r->bump_max + 1;
+    r->inline_open = RP_ANNOTATED() ? 0 : r->bump_max + 1;
+    rp_set_heap_empty(r, true);
     r->user_size = user;
     r->acct = acct;
     r->parent = parent;
     r->footprint = r->peak_footprint = size;
-    pthread_mutex_init(&r->lock, NULL);
+    rp_lock_init(&r->lock);
     rp_region_init(r, c, size);
     if (parent)
         link_child(parent, r);
@@ -213,14 +235,14 @@ static void destroy_children(reap_t *r)
     if (!r->children) /* unlocked peek: adding a child meanwhile is misuse anyway */
         return;
     for (;;) {
-        pthread_mutex_lock(&r->lock);
+        rp_lock(&r->lock);
         reap_t *c = r->children;
         if (c) {
             r->children = c->next_sibling;
             if (c->next_sibling)
                 c->next_sibling->prev_sibling = NULL;
         }
-        pthread_mutex_unlock(&r->lock);
+        rp_unlock(&r->lock);
         if (!c)
             return;
         destroy_detached(c);
@@ -233,7 +255,6 @@ static void destroy_detached(reap_t *r)
     rp_region_release_all(r);
     size_t size = r->first->size;
     uncharge_chain(r->acct, size);
-    pthread_mutex_destroy(&r->lock);
     rp_base_free(r->first, size);
 }
 
@@ -255,7 +276,7 @@ void reap_clear(reap_t *r)
     r->cleared_objects = r->allocs - r->frees;
     r->clears++;
     r->heap = NULL;
-    r->heap_empty = true;
+    rp_set_heap_empty(r, true);
     r->heap_free_bytes = 0;
     r->quick_bytes = 0;
     r->lost = NULL;
@@ -292,10 +313,10 @@ static int walk(reap_t *r, unsigned depth, reap_walk_fn fn, void *arg)
     int rc = fn(r, depth, arg);
     if (rc != 0)
         return rc;
-    pthread_mutex_lock(&r->lock);
+    rp_lock(&r->lock);
     for (reap_t *c = r->children; c && rc == 0; c = c->next_sibling)
         rc = walk(c, depth + 1, fn, arg);
-    pthread_mutex_unlock(&r->lock);
+    rp_unlock(&r->lock);
     return rc;
 }
 

@@ -98,17 +98,26 @@ static void retire(reap_t *r, rp_chunk_t *old, char *bump, char *end, bool may_m
 }
 
 /* size bytes from the base allocator, charged to r's footprint; NULL when
- * a limit refuses them (counted in limit_failures when count_refusal) or
- * memory runs out.  base_give() takes them back. */
-static void *base_take(reap_t *r, size_t size, bool count_refusal)
+ * a limit refuses them (*refused set) or memory runs out.  base_give()
+ * takes them back. */
+static void *base_try(reap_t *r, size_t size, bool *refused)
 {
     if (rp_charge(r, size) != 0) {
-        r->limit_failures += count_refusal;
+        *refused = true;
         return NULL;
     }
     void *p = rp_base_alloc(size);
     if (!p)
         rp_uncharge(r, size);
+    return p;
+}
+
+/* base_try(), a refusal counted in limit_failures. */
+static void *base_take(reap_t *r, size_t size)
+{
+    bool refused = false;
+    void *p = base_try(r, size, &refused);
+    r->limit_failures += refused;
     return p;
 }
 
@@ -129,15 +138,19 @@ static int new_chunk(reap_t *r, size_t csz)
     while (size < need)
         size *= 2;
     size = rp_base_usable(size);
-    size_t least = rp_base_usable(need);
-    /* A refusal counts once, on the last try. */
-    rp_chunk_t *c = base_take(r, size, size == least);
-    if (!c && size > least) {
-        size = least;
-        c = base_take(r, size, true);
+    bool refused = false;
+    rp_chunk_t *c = base_try(r, size, &refused);
+    if (!c) {
+        size_t least = rp_base_usable(need);
+        if (size > least) {
+            size = least;
+            refused = false;
+            c = base_try(r, size, &refused);
+        }
+        r->limit_failures += refused; /* once, for the last try */
+        if (!c)
+            return ENOMEM;
     }
-    if (!c)
-        return ENOMEM;
     rp_chunk_t *old = r->chunk;
     char *old_bump = r->bump, *old_end = r->bump_end;
     c->older = old;
@@ -168,7 +181,7 @@ bool rp_region_heap_ensure(reap_t *r)
 static rp_block_t *side_block(reap_t *r, size_t csz)
 {
     size_t size = rp_base_usable(sizeof(rp_chunk_t) + csz + RP_FENCE_ROOM);
-    rp_chunk_t *c = base_take(r, size, true);
+    rp_chunk_t *c = base_take(r, size);
     if (!c)
         return NULL;
     rp_chunk_t *cur = r->chunk;
@@ -226,7 +239,7 @@ void *rp_large_alloc(reap_t *r, size_t n, size_t alignment)
     if (n >= RP_MAX_REQUEST || pad >= RP_MAX_REQUEST)
         return NULL;
     size_t size = rp_base_usable(LARGE_HEAD + n + pad);
-    char *base = base_take(r, size, true);
+    char *base = base_take(r, size);
     if (!base)
         return NULL;
     uintptr_t mem = ((uintptr_t)base + LARGE_HEAD + alignment - 1) & ~(uintptr_t)(alignment - 1);

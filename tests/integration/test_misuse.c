@@ -179,6 +179,14 @@ static void null_reap_malloc_case(reap_t **r, void **p, int fd)
     reap_malloc(NULL, 10);
 }
 
+static void null_reap_malloc_inline_case(reap_t **r, void **p, int fd)
+{
+    *r = NULL;
+    *p = NULL;
+    say(fd, *r, *p);
+    reap_malloc_inline(NULL, 10); /* reap.h's inline path hands NULL on */
+}
+
 static void null_reap_clear_case(reap_t **r, void **p, int fd)
 {
     *r = NULL;
@@ -204,6 +212,7 @@ static void libc_pointer(void **s) { (void)s; expect_report(libc_pointer_case, "
 static void interior_pointer(void **s) { (void)s; expect_report(interior_pointer_case, "did not hand out"); }
 static void null_free(void **s) { (void)s; expect_report(null_reap_free_case, "NULL reap"); }
 static void null_malloc(void **s) { (void)s; expect_report(null_reap_malloc_case, "NULL reap"); }
+static void null_malloc_inline(void **s) { (void)s; expect_report(null_reap_malloc_inline_case, "NULL reap"); }
 static void null_clear(void **s) { (void)s; expect_report(null_reap_clear_case, "NULL reap"); }
 static void realloc_foreign(void **s) { (void)s; expect_report(realloc_foreign_case, "did not hand out"); }
 
@@ -249,6 +258,7 @@ int main(void)
         cmocka_unit_test(interior_pointer),
         cmocka_unit_test(null_free),
         cmocka_unit_test(null_malloc),
+        cmocka_unit_test(null_malloc_inline),
         cmocka_unit_test(null_clear),
         cmocka_unit_test(realloc_foreign),
         cmocka_unit_test(handler_sees_reap_and_pointer),
