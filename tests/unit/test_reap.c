@@ -1,12 +1,16 @@
 /*
  * test_reap.c - reap objects: creation, the user area, nesting, clear and
- * destroy order, tags, limits over a subtree.  Sees internals.
+ * destroy order, tags, limits over a subtree, the child-list lock.  Sees
+ * internals.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <pthread.h>
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -209,6 +213,78 @@ static void nested_limits_both_hold(void **state)
     reap_destroy(top);
 }
 
+/* ---- lock.h ---------------------------------------------------------------------- */
+
+typedef struct lock_race {
+    rp_lock_t lock;
+    unsigned long count; /* plain: only the lock keeps the increments whole */
+    int inside;          /* threads between rp_lock and rp_unlock */
+    int overlaps;
+} lock_race;
+
+enum { RACE_THREADS = 4, RACE_ROUNDS = 100000 };
+
+static void *race(void *arg)
+{
+    lock_race *lr = arg;
+    for (int i = 0; i < RACE_ROUNDS; i++) {
+        rp_lock(&lr->lock);
+        if (__atomic_fetch_add(&lr->inside, 1, __ATOMIC_RELAXED) != 0)
+            __atomic_fetch_add(&lr->overlaps, 1, __ATOMIC_RELAXED);
+        unsigned long c = lr->count;
+        if (i % 64 == 0)
+            sched_yield(); /* lengthen some holds so others queue and sleep */
+        lr->count = c + 1;
+        __atomic_fetch_sub(&lr->inside, 1, __ATOMIC_RELAXED);
+        rp_unlock(&lr->lock);
+    }
+    return NULL;
+}
+
+/* Threads hammering one lock: no two inside at once, no increment lost,
+ * and the word free at the end (every waiter woken and gone). */
+static void lock_excludes_under_contention(void **state)
+{
+    (void)state;
+    lock_race lr = {.count = 0};
+    pthread_t t[RACE_THREADS];
+    rp_lock_init(&lr.lock);
+    for (int i = 0; i < RACE_THREADS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, race, &lr), 0);
+    for (int i = 0; i < RACE_THREADS; i++)
+        pthread_join(t[i], NULL);
+    assert_int_equal(lr.overlaps, 0);
+    assert_int_equal(lr.count, (unsigned long)RACE_THREADS * RACE_ROUNDS);
+    assert_int_equal(atomic_load(&lr.lock.word), 0);
+}
+
+static void *take_and_release(void *arg)
+{
+    rp_lock_t *l = arg;
+    rp_lock(l);
+    rp_unlock(l);
+    return NULL;
+}
+
+/* A thread that finds the lock held marks it "waiters" (2) and sleeps; the
+ * unlock wakes it and it gets the lock. */
+static void waiter_sleeps_and_is_woken(void **state)
+{
+    (void)state;
+    rp_lock_t l;
+    pthread_t t;
+    rp_lock_init(&l);
+    rp_lock(&l);
+    assert_int_equal(atomic_load(&l.word), 1);
+    assert_int_equal(pthread_create(&t, NULL, take_and_release, &l), 0);
+    while (atomic_load(&l.word) != 2) /* the waiter has marked it */
+        sched_yield();
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL); /* let it sleep */
+    rp_unlock(&l);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(atomic_load(&l.word), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +297,8 @@ int main(void)
         cmocka_unit_test(blocks_freed_under_a_limit_are_reused),
         cmocka_unit_test(limit_covers_the_subtree),
         cmocka_unit_test(nested_limits_both_hold),
+        cmocka_unit_test(lock_excludes_under_contention),
+        cmocka_unit_test(waiter_sleeps_and_is_woken),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
