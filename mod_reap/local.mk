@@ -11,7 +11,7 @@
 # compiles in the directory of its sources, so they are copied into
 # mod_reap/apxs/ and tests/httpd/apxs/ of the build tree first (the source
 # tree stays clean; in-tree and out-of-tree builds both work).  mod_reap.so
-# links libreap.so.1, with an rpath to $(libdir); it needs the libreap it
+# links libreap.so, with an rpath to $(libdir); it needs the libreap it
 # was built with (reap_footprint), which the reap-backed APR shares.
 #
 #   make                          mod_reap/apxs/.libs/mod_reap.so and the test module
@@ -79,7 +79,7 @@ install-mod-reap: $(MOD_REAP_SO)
 
 # Not run by `make install` nor by ./quickstart: it writes into the system.
 install-apache2-system: $(MOD_REAP_SO)
-	@test -f $(libdir)/libreap.so.1 || \
+	@test -f $(libdir)/libreap.la || \
 	    { echo "install-apache2-system: run 'make install' first (libreap)"; exit 1; }
 	$(MKDIR_P) $(DESTDIR)`$(APXS) -q LIBEXECDIR` \
 	    $(DESTDIR)`$(APXS) -q SYSCONFDIR`/mods-available

@@ -12,7 +12,7 @@
  * through an optional function (mod_reap.h), so they link neither libreap
  * nor the patched APR.  libreap itself (reap_get_stats, reap_set_limit,
  * reap_version) is linked directly: the reap-backed APR links the same
- * libreap.so.1, and the dynamic loader shares one copy between them.
+ * libreap.so, and the dynamic loader shares one copy between them.
  * mod_reap_status.c keeps the per-child figures and the pages showing them.
  *
  * Configuration (reap.conf carries the same text):

@@ -89,11 +89,16 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
     return b ? handed_out(r, b, rp_bsize(b)) : NULL;
 }
 
+/* Not annotating, so inline_limit is bump_max + 1 while the heap is empty
+ * and 0 otherwise: reap_malloc_bump() is the region case whole. */
 static inline void *malloc_plain(reap_t *r, size_t n)
 {
-    if (RP_LIKELY(r != NULL && n <= r->bump_max)) {
-        size_t csz = rp_request2size(n);
-        if (RP_UNLIKELY(!r->heap_empty)) {
+    if (RP_LIKELY(r != NULL)) {
+        void *p = reap_malloc_bump(r, n);
+        if (RP_LIKELY(p != NULL))
+            return p;
+        if (!r->heap_empty && n <= r->bump_max) {
+            size_t csz = rp_request2size(n);
             if (csz >= RP_SMALL_LIMIT)
                 return alloc_slow(r, n);
             rp_block_t *qb = rp_quick_pop(r, csz);
@@ -105,10 +110,10 @@ static inline void *malloc_plain(reap_t *r, size_t n)
                     return alloc_slow(r, n);
                 return handed_out(r, rp_dv_carve(r, csz), csz);
             }
+            p = reap_frontier_bump((reap_frontier_t *)(void *)r, csz); /* only quick blocks, none fits */
+            if (RP_LIKELY(p != NULL))
+                return p;
         }
-        void *p = reap_frontier_bump((reap_frontier_t *)(void *)r, csz); /* nothing to reuse */
-        if (RP_LIKELY(p != NULL))
-            return p;
     }
     return alloc_slow(r, n);
 }

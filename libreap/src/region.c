@@ -140,17 +140,15 @@ static int new_chunk(reap_t *r, size_t csz)
     size = rp_base_usable(size);
     bool refused = false;
     rp_chunk_t *c = base_try(r, size, &refused);
-    if (!c) {
-        size_t least = rp_base_usable(need);
-        if (size > least) {
-            size = least;
-            refused = false;
-            c = base_try(r, size, &refused);
-        }
-        r->limit_failures += refused; /* once, for the last try */
-        if (!c)
-            return ENOMEM;
+    size_t least;
+    if (!c && size > (least = rp_base_usable(need))) {
+        size = least;
+        refused = false;
+        c = base_try(r, size, &refused);
     }
+    r->limit_failures += refused; /* once, for the last try */
+    if (!c)
+        return ENOMEM;
     rp_chunk_t *old = r->chunk;
     char *old_bump = r->bump, *old_end = r->bump_end;
     c->older = old;
