@@ -3,9 +3,9 @@
  *
  * Reaps never call mmap or malloc themselves: every chunk and every large
  * object comes from rp_base_alloc() and goes back through rp_base_free().
- * Exactly one source file implements this interface (base_mmap.c today, the
- * Hoard-style allocator later), chosen in libreap/local.mk, so swapping the
- * backing is a one-file change.
+ * The Hoard-style allocator of libreap/src/base/ implements it (chosen by
+ * RP_BASE_SOURCES in libreap/src/base/local.mk), so another backing would
+ * be a change of that one list.
  *
  * Contract:
  *   - rp_base_alloc(size) returns size bytes aligned to RP_BASE_ALIGN, or
@@ -31,7 +31,7 @@
 #define RP_BASE_ALIGN 64
 
 /* The public figures (REAP_BASE_STATS_FIELDS in reap.h); a backing leaves
- * at zero what it does not have (base_mmap.c has no superblocks). */
+ * at zero what it does not have. */
 typedef reap_base_stats_t rp_base_stats_t;
 
 void *rp_base_alloc(size_t size);

@@ -237,7 +237,6 @@ typedef struct rp_options {
     size_t max_chunk;       /* REAP_MAX_CHUNK: cap of the doubling chunk sizes */
     size_t large_threshold; /* REAP_LARGE_THRESHOLD: bigger objects get their own block */
     size_t tail_keep;       /* REAP_TAIL_KEEP: a retired chunk's tail at least this big goes on the heap */
-    size_t base_cache;      /* REAP_BASE_CACHE: bytes of free chunks base_mmap.c keeps */
     size_t quick_limit;     /* REAP_QUICK_LIMIT: freed blocks below this size wait on quick lists; 0: coalesce every free at once */
     size_t first_chunk_usable; /* derived: rp_base_usable(first_chunk), the usual first chunk */
 } rp_options_t;

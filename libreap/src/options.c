@@ -15,7 +15,6 @@ rp_options_t rp_opt = {
     .max_chunk = 128u << 10,      /* chunks double from 8 KiB up to 128 KiB */
     .large_threshold = 64u << 10, /* larger objects get their own base block */
     .tail_keep = 256,             /* smaller tails of retired chunks are left */
-    .base_cache = 16u << 20,      /* free chunks kept mapped for reuse */
     .quick_limit = RP_SMALL_LIMIT, /* every exact-bin size waits on quick lists */
 };
 
@@ -24,7 +23,6 @@ static const rp_env_option_t options[] = {
     {"REAP_MAX_CHUNK", &rp_opt.max_chunk, 8192, 1u << 28},
     {"REAP_LARGE_THRESHOLD", &rp_opt.large_threshold, 1024, 1u << 24},
     {"REAP_TAIL_KEEP", &rp_opt.tail_keep, RP_MIN_BLOCK, 1u << 20},
-    {"REAP_BASE_CACHE", &rp_opt.base_cache, 0, (size_t)1 << 40},
     {"REAP_QUICK_LIMIT", &rp_opt.quick_limit, 0, RP_SMALL_LIMIT},
 };
 

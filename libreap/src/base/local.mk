@@ -2,8 +2,8 @@
 #
 # RP_HOARD_SOURCES is the Hoard-style allocator of this directory.  It is
 # also built alone, as libreap_hoard.la, for its unit tests and for the
-# LD_PRELOAD library libreap-malloc.so.  RP_BASE_SOURCES picks what reaps
-# use: the Hoard-style allocator, or base_mmap.c (plain mmap) to compare.
+# LD_PRELOAD library libreap-malloc.so.  RP_BASE_SOURCES is what reaps
+# use: the Hoard-style allocator (the one implementation of base.h).
 RP_HOARD_SOURCES = \
 	libreap/src/base/hoard.h \
 	libreap/src/base/options.c \
