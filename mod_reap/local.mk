@@ -79,7 +79,7 @@ install-mod-reap: $(MOD_REAP_SO)
 
 # Not run by `make install` nor by ./quickstart: it writes into the system.
 install-apache2-system: $(MOD_REAP_SO)
-	@test -f $(libdir)/libreap.la || \
+	@test -f $(libdir)/libreap.so || \
 	    { echo "install-apache2-system: run 'make install' first (libreap)"; exit 1; }
 	$(MKDIR_P) $(DESTDIR)`$(APXS) -q LIBEXECDIR` \
 	    $(DESTDIR)`$(APXS) -q SYSCONFDIR`/mods-available

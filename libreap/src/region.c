@@ -140,8 +140,8 @@ static int new_chunk(reap_t *r, size_t csz)
     size = rp_base_usable(size);
     bool refused = false;
     rp_chunk_t *c = base_try(r, size, &refused);
-    size_t least;
-    if (!c && size > (least = rp_base_usable(need))) {
+    size_t least = c ? size : rp_base_usable(need); /* asked only after a refusal */
+    if (size > least) {
         size = least;
         refused = false;
         c = base_try(r, size, &refused);
