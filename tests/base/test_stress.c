@@ -214,10 +214,11 @@ static void test_producer_consumer(void **state)
     pthread_join(b, NULL);
     assert_int_equal(bad, 0);
     rp_hoard_get_stats(&after);
-    /* live never exceeds RING * 64 bytes; bound: live/(1-f) + H*K*S + T*(C+O) + R */
+    /* live never exceeds RING * 64 bytes; bound: live/(1-f) + H*K*S + T*(C+G+O) + R */
     size_t s = rp_hd_opt.sb_size;
     uint64_t bound = RING * 64 * 2 + rp_hd_nheaps * rp_hd_opt.k_slack * s +
-                     2 * (rp_hd_opt.tcache_bytes * rp_hd_sc.n + rp_hd_opt.outbox_bytes) +
+                     2 * (rp_hd_opt.tcache_bytes * rp_hd_sc.n + rp_hd_opt.tcache_grow +
+                          rp_hd_opt.outbox_bytes) +
                      rp_hd_opt.retain_bytes + rp_hd_opt.large_cache + (1u << 20);
     assert_true(after.peak_held - before.held <= bound);
 }

@@ -125,7 +125,7 @@ __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *
         rp_hd_free_locked(sb, p);
         return;
     }
-    rp_hd_tcache_flush_bin(tc, sb->cls, bin->cap / 2);
+    rp_hd_tcache_overflow(tc, sb->cls);
     rp_hd_bin_push(bin, sb, p);
 }
 

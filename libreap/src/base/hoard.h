@@ -42,15 +42,16 @@
  *   held <= b * live / (1 - f) + H * (classes + 1) * K * S   (heaps 1..H)
  *         + R                                            (global empties)
  *         + (empties younger than 2 * decay_ms, at most retain_max)
- *         + T * (C + O)                                  (thread caches)
+ *         + T * (C + G + O)                              (thread caches)
  *         + L                                            (large cache)
  * where b = 1.2 (class spacing), f = empty fraction, K = slack superblocks,
  * H = heaps, R = retain_bytes, T = threads, C = sum over classes of
  * max(tcache_bytes, 2 * size for sizes <= 16 KiB) (a bin's list holds up to
  * cap blocks, a refill's piece of never-used blocks included; about
- * classes * 8 KiB + 48 KiB),
- * O = outbox_bytes, L = large_cache_bytes.  Blocks in a thread's cache or
- * outbox count as in use for the heaps, which is why T * (C + O) appears.
+ * classes * 8 KiB + 48 KiB), G = tcache_grow (what bins that overflow
+ * may add to their caps, per thread), O = outbox_bytes,
+ * L = large_cache_bytes.  Blocks in a thread's cache or outbox count as
+ * in use for the heaps, which is why T * (C + G + O) appears.
  */
 #ifndef RP_HOARD_H
 #define RP_HOARD_H
@@ -71,6 +72,7 @@
 #define RP_HD_SB_MAGIC 0x5eb10cu
 #define RP_HD_LARGE_MAGIC 0x1a29eu
 #define RP_HD_MAX_HEAPS 128
+#define RP_HD_CAP_MAX 256      /* blocks a thread cache's bin may keep */
 
 /* Fullness groups: 0 is unused (empty superblocks live on the heap's empty
  * list), 1..4 hold superblocks with used/n in [0,1/4), [1/4,1/2), [1/2,3/4),
@@ -90,6 +92,7 @@ typedef struct rp_hd_options {
     size_t decay_ms;       /* other empties are unmapped after this long */
     size_t tcache_bytes;   /* per thread and class, 0 disables thread caches */
     size_t outbox_bytes;   /* per thread: remote frees batched before locking */
+    size_t tcache_grow;    /* per thread: bytes the caps of busy bins may grow by */
     size_t large_cache;    /* freed large mappings kept for reuse, in bytes */
     size_t batch;          /* superblocks mapped at once from the OS */
 } rp_hd_options_t;
@@ -275,7 +278,8 @@ void rp_hd_heaps_unlock_all(bool reinit);
 typedef struct rp_hd_bin {
     void *head;     /* LIFO list of free blocks, linked through their first word */
     uint32_t count; /* blocks on the list, count <= cap */
-    uint32_t cap;   /* blocks kept: tcache_bytes / size, 0 when disabled */
+    uint32_t cap;   /* blocks kept: tcache_bytes / size (0 when disabled),
+                     * grown by rp_hd_tcache_overflow */
     /* The run: when run_sb != NULL and count > run_base, the blocks at list
      * positions run_base..count-1 (counted from the bottom; the newest
      * count - run_base blocks) all belong to run_sb, and run_first, the
@@ -305,6 +309,7 @@ typedef struct rp_hd_tcache {
     struct rp_hd_tcache *next;    /* in the pool of idle caches */
     void *outbox;                 /* blocks of other heaps' superblocks, linked */
     size_t outbox_bytes;          /* <= rp_hd_opt.outbox_bytes */
+    size_t grow_left;             /* bytes the caps may still grow by (of tcache_grow) */
     rp_hd_bin_t bin[RP_HD_MAX_CLASSES];
 } rp_hd_tcache_t;
 
@@ -328,6 +333,9 @@ extern rp_hd_tcache_t rp_hd_none;
  * allocator) on first use.  Never NULL. */
 rp_hd_tcache_t *rp_hd_tcache_get(void);
 void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls);
+/* Makes room in tc's full bin of class cls: grows its cap out of the
+ * thread's budget, or gives half of it back to the heap. */
+void rp_hd_tcache_overflow(rp_hd_tcache_t *tc, uint32_t cls);
 void rp_hd_tcache_flush_bin(rp_hd_tcache_t *tc, uint32_t cls, uint32_t keep);
 void rp_hd_tcache_free_remote(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p);
 void rp_hd_tcache_flush_all(rp_hd_tcache_t *tc);

@@ -21,6 +21,7 @@ rp_hd_options_t rp_hd_opt = {
     .decay_ms = 50,             /* other empties go back after 50-100 ms */
     .tcache_bytes = 8u << 10,   /* per thread and class */
     .outbox_bytes = 16u << 10,  /* remote frees batched per thread */
+    .tcache_grow = 256u << 10,  /* per thread */
     .large_cache = 32u << 20,   /* freed large mappings kept (at most 128) */
     .batch = 8,                 /* superblocks per mmap */
 };
@@ -35,6 +36,7 @@ static const rp_env_option_t options[] = {
     {"REAP_DECAY_MS", &rp_hd_opt.decay_ms, 0, 3600000},
     {"REAP_TCACHE", &rp_hd_opt.tcache_bytes, 0, 1u << 20},
     {"REAP_OUTBOX", &rp_hd_opt.outbox_bytes, 0, 1u << 20},
+    {"REAP_TCACHE_GROW", &rp_hd_opt.tcache_grow, 0, 1u << 30},
     {"REAP_LARGE_CACHE", &rp_hd_opt.large_cache, 0, (size_t)1 << 40},
     {"REAP_SB_BATCH", &rp_hd_opt.batch, 1, 256},
 };

@@ -1,0 +1,186 @@
+/*
+ * test_tcache.c - unit tests of the thread caches' growth
+ * (libreap/src/base/tcache.c): a bin that overflows grows its cap out of
+ * the thread's budget instead of flushing, the budget bounds what all bins
+ * together add, a bin that only runs dry does not grow, and a cache taken
+ * over by the next thread starts again from the base caps.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "base/hoard.h"
+
+#define BUDGET (64u << 10)
+
+static int setup(void **state)
+{
+    (void)state;
+    setenv("REAP_SUPERBLOCK", "64k", 1);
+    setenv("REAP_TCACHE", "8k", 1);
+    setenv("REAP_TCACHE_GROW", "64k", 1);
+    rp_hd_init();
+    return 0;
+}
+
+/* The cap a fresh cache gives class c: tcache_bytes / size, at least 2
+ * blocks up to 16 KiB (hoard.h's C), at most RP_HD_CAP_MAX. */
+static uint32_t base_cap(uint32_t c)
+{
+    size_t size = rp_hd_sc.size[c], cap = rp_hd_opt.tcache_bytes / size;
+    if (cap < 2 && size <= 16384)
+        cap = 2;
+    return (uint32_t)(cap > RP_HD_CAP_MAX ? RP_HD_CAP_MAX : cap);
+}
+
+/* Bytes the caps of tc have grown by over the base caps; checks that no
+ * cap is below its base and no bin holds more than its cap. */
+static size_t grown_bytes(const rp_hd_tcache_t *tc)
+{
+    size_t sum = 0;
+    for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
+        assert_true(tc->bin[c].cap >= base_cap(c));
+        assert_true(tc->bin[c].count <= tc->bin[c].cap);
+        sum += (size_t)(tc->bin[c].cap - base_cap(c)) * rp_hd_sc.size[c];
+    }
+    return sum;
+}
+
+/* Mallocs n blocks of size bytes, then frees them all; false when a
+ * malloc failed.  Runs in a worker thread: no cmocka asserts there. */
+static bool churn(size_t size, size_t n)
+{
+    void **p = malloc(n * sizeof *p); /* glibc's: this test does not preload */
+    bool ok = p != NULL;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (p[i] = rp_hoard_malloc(size)) != NULL;
+    for (size_t i = 0; ok && i < n; i++)
+        rp_hoard_free(p[i]);
+    free(p);
+    return ok;
+}
+
+/* What a worker thread did and what its cache looked like before it
+ * exited. */
+typedef struct snap {
+    bool ok;
+    rp_hd_tcache_t tc;
+} snap_t;
+
+static void take_snap(snap_t *s, bool ok)
+{
+    s->ok = ok;
+    s->tc = *rp_hd_tls;
+}
+
+static void *in_thread(void *arg)
+{
+    void **a = arg;
+    void (*fn)(snap_t *) = (void (*)(snap_t *))(uintptr_t)a[0];
+    fn(a[1]);
+    return NULL;
+}
+
+/* Runs fn in a new thread (each gets a cache of its own); asserts that it
+ * reported success. */
+static void run_in_thread(void (*fn)(snap_t *), snap_t *s)
+{
+    pthread_t t;
+    void *a[2] = {(void *)(uintptr_t)fn, s};
+    assert_int_equal(pthread_create(&t, NULL, in_thread, a), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_true(s->ok);
+}
+
+static snap_t snap; /* 4 KiB of bins: not on the test's stack */
+
+/* Frees of 4 KiB blocks overflow a bin of base cap 2: it grows, keeps
+ * more than its base cap of the freed blocks, and the rest of the budget
+ * is accounted for. */
+static void overflow(snap_t *s) { take_snap(s, churn(4096, 12)); }
+
+static void test_overflow_grows(void **state)
+{
+    (void)state;
+    run_in_thread(overflow, &snap);
+    uint32_t c = rp_hd_sc_of(4096);
+    assert_true(snap.tc.bin[c].cap > base_cap(c));
+    assert_true(snap.tc.bin[c].count > base_cap(c));
+    assert_int_equal(grown_bytes(&snap.tc) + snap.tc.grow_left, BUDGET);
+}
+
+/* Overflowing many classes spends the budget and no more; the bins keep
+ * no more than their caps. */
+static void many_classes(snap_t *s)
+{
+    bool ok = true;
+    for (size_t size = 512; size <= 16384; size += 512)
+        ok = ok && churn(size, 40);
+    take_snap(s, ok);
+}
+
+static void test_budget_bounds(void **state)
+{
+    (void)state;
+    run_in_thread(many_classes, &snap);
+    size_t grown = grown_bytes(&snap.tc);
+    assert_true(grown <= BUDGET);
+    assert_int_equal(grown + snap.tc.grow_left, BUDGET);
+    assert_true(snap.tc.grow_left < 16384); /* spent: 40 blocks of 16 KiB alone need more */
+}
+
+/* Mallocs alone (a bin that runs dry and is refilled) grow nothing. */
+static void mallocs_only(snap_t *s)
+{
+    void *p[64];
+    bool ok = true;
+    for (size_t i = 0; i < 64; i++)
+        ok = ok && (p[i] = rp_hoard_malloc(2048)) != NULL;
+    take_snap(s, ok);
+    for (size_t i = 0; ok && i < 64; i++)
+        rp_hoard_free(p[i]);
+}
+
+static void test_underflow_keeps(void **state)
+{
+    (void)state;
+    run_in_thread(mallocs_only, &snap);
+    assert_int_equal(grown_bytes(&snap.tc), 0);
+    assert_int_equal(snap.tc.grow_left, BUDGET);
+}
+
+/* A cache given back by an exiting thread starts its next thread from
+ * the base caps and the whole budget. */
+static void bind_only(snap_t *s)
+{
+    void *p = rp_hoard_malloc(16); /* binds the thread: takes a pooled cache */
+    rp_hoard_free(p);
+    take_snap(s, p != NULL);
+}
+
+static void test_reused_cache_starts_over(void **state)
+{
+    (void)state;
+    run_in_thread(many_classes, &snap);
+    assert_true(grown_bytes(&snap.tc) > 0);
+    run_in_thread(bind_only, &snap);
+    assert_int_equal(grown_bytes(&snap.tc), 0);
+    assert_int_equal(snap.tc.grow_left, BUDGET);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_overflow_grows),
+        cmocka_unit_test(test_budget_bounds),
+        cmocka_unit_test(test_underflow_keeps),
+        cmocka_unit_test(test_reused_cache_starts_over),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
