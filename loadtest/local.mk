@@ -14,7 +14,7 @@ include loadtest/mt/local.mk
 # by hand (loadtest/wrk/README.md); `make check` runs its --quick mode,
 # which starts Debian's apache2 with the apxs-built mod_reap and mod_bc, and
 # writes its results under loadtest/wrk-check/ of the build tree.
-WRK_FILES = loadtest/wrk/run.sh loadtest/wrk/scenario.lua \
+WRK_FILES = loadtest/wrk/run.sh loadtest/wrk/scenario.lua loadtest/wrk/pool.py \
 	loadtest/wrk/quick-test.sh loadtest/wrk/README.md \
 	loadtest/wrk/programs/small.expr loadtest/wrk/programs/medium.bc \
 	loadtest/wrk/programs/bad-syntax.bc loadtest/wrk/programs/bad-runtime.bc \
