@@ -14,19 +14,22 @@ include loadtest/mt/local.mk
 # by hand (loadtest/wrk/README.md); `make check` runs its --quick mode,
 # which starts Debian's apache2 with the apxs-built mod_reap and mod_bc, and
 # writes its results under loadtest/wrk-check/ of the build tree.
+# profile.sh (callgrind: instructions a static request costs on each APR)
+# is run by hand too; `make check` runs it for 2 s (profile-check.sh).
 WRK_FILES = loadtest/wrk/run.sh loadtest/wrk/scenario.lua loadtest/wrk/pool.py \
 	loadtest/wrk/quick-test.sh loadtest/wrk/README.md \
+	loadtest/wrk/profile.sh loadtest/wrk/profile_compare.py loadtest/wrk/profile-check.sh \
 	loadtest/wrk/programs/small.expr loadtest/wrk/programs/medium.bc \
 	loadtest/wrk/programs/bad-syntax.bc loadtest/wrk/programs/bad-runtime.bc \
 	loadtest/wrk/programs/bad-depth.bc loadtest/wrk/programs/bad-output.bc \
 	loadtest/wrk/programs/bad-memory.bc loadtest/wrk/programs/bad-time.bc
 EXTRA_DIST += $(WRK_FILES)
 if HAVE_APXS
-TESTS += loadtest/wrk/quick-test.sh
+TESTS += loadtest/wrk/quick-test.sh loadtest/wrk/profile-check.sh
 endif
 clean-local: clean-loadtest-wrk
 clean-loadtest-wrk:
-	rm -rf loadtest/wrk-check
+	rm -rf loadtest/wrk-check loadtest/profile-check apr-stock-sym
 .PHONY: clean-loadtest-wrk
 
 # loadtest/soak: the soak test (soak.sh, soak.lua): apache2 with mod_reap

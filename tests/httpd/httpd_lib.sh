@@ -13,6 +13,7 @@
 #                module]; MR_NEED, the files that part needs
 #   MR_SERVERS, MR_THREADS   child processes and threads per child [2, 4]
 #   MR_PRELOAD   a library for LD_PRELOAD in the server [none]
+#   MR_WAIT_TRIES  tenths of a second to wait for the server to answer [100]
 #   MR_ROOT_DIR  the ServerRoot to use (made empty first) [a new temporary
 #                directory]; MR_KEEP=1 keeps it after mr_stop
 # and then calls mr_start, mr_get..., mr_stop.  Every check goes through
@@ -199,7 +200,7 @@ mr_restart() {
 # The server answers.
 mr_wait_up() {
     i=0
-    while [ $i -lt 100 ]; do
+    while [ $i -lt "${MR_WAIT_TRIES:-100}" ]; do
         if [ -f "$MR_ROOT/run/httpd.pid" ] &&
             curl -s -o /dev/null "http://127.0.0.1:$MR_PORT/index.html" 2>/dev/null; then
             MR_SENT=$((MR_SENT + 1))
