@@ -20,7 +20,7 @@ libreap_libreap_core_la_SOURCES = \
 	libreap/src/leaheap.c \
 	libreap/src/stats.c \
 	$(RP_BASE_SOURCES)
-libreap_libreap_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(REAP_LIB_SAN_CFLAGS)
+libreap_libreap_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(REAP_TLS_CFLAGS) $(REAP_LIB_SAN_CFLAGS)
 
 lib_LTLIBRARIES += libreap/libreap.la
 libreap_libreap_la_SOURCES =
