@@ -2,7 +2,8 @@
  * test_heap.c - unit tests of Hoard's heaps (libreap/src/base/heap.c):
  * allocation from the fullest superblock, move-to-front on free, the
  * emptiness invariant after every free, transfers to and from the global
- * heap, and frees routed to the owning heap.  The tests drive heaps 3 and
+ * heap, the slack a heap keeps before the invariant applies, and frees
+ * routed to the owning heap.  The tests drive heaps 3 and
  * 4 directly, which no thread is bound to here.
  */
 #include <setjmp.h>
@@ -21,6 +22,7 @@ static int setup(void **state)
     setenv("REAP_HEAPS", "4", 1);
     setenv("REAP_SUPERBLOCK", "64k", 1);
     setenv("REAP_K", "4", 1);
+    setenv("REAP_HEAP_SLACK", "0", 1); /* Hoard's invariant alone, but where set below */
     setenv("REAP_EMPTY_PCT", "25", 1);
     setenv("REAP_RETAIN", "64m", 1);
     rp_hd_init();
@@ -47,9 +49,13 @@ static void give1(void *p)
     pthread_mutex_unlock(&h->lock);
 }
 
-/* Hoard's invariant, per size class, and at most K empty superblocks. */
+/* Hoard's invariant, per size class, and at most K empty superblocks,
+ * unless the heap holds no more than heap_slack bytes it has not handed
+ * out. */
 static bool invariant_holds(const rp_hd_heap_t *h)
 {
+    if (h->a - h->u <= rp_hd_opt.heap_slack)
+        return true;
     size_t s = rp_hd_opt.sb_size, k = rp_hd_opt.k_slack;
     for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
         size_t u = h->cu[c], a = h->ca[c];
@@ -204,6 +210,70 @@ static void test_take_range(void **state)
     assert_int_equal(h->u, u);
 }
 
+/* Takes n blocks of class cls from h into a[] and gives them all back. */
+static void take_and_give(rp_hd_heap_t *h, uint32_t cls, void **a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        a[i] = take1(h, cls);
+    for (size_t i = 0; i < n; i++) {
+        give1(a[i]);
+        assert_true(invariant_holds(h));
+    }
+}
+
+/* Below heap_slack bytes not handed out, a heap keeps its empty and
+ * partly used superblocks, so it builds its working set again without the
+ * global heap; beyond it, Hoard's invariant applies.  Empties left unused
+ * through a decay period go to the global heap at its next balance, down
+ * to K; a trim sends the rest. */
+static void test_heap_slack(void **state)
+{
+    (void)state;
+    rp_hd_heap_t *h = &rp_hd_heaps[2];
+    uint32_t cls = rp_hd_sc_of(1000);
+    size_t s = rp_hd_opt.sb_size, per = rp_hd_sc.nblocks[cls], n = 20 * per;
+    void **a = calloc(n, sizeof *a);
+    size_t decay = rp_hd_opt.decay_ms;
+    rp_hd_opt.heap_slack = 8 * s;
+    rp_hd_opt.decay_ms = 3600000;
+    take_and_give(h, cls, a, n);
+    assert_int_equal(h->u, 0);
+    assert_int_equal(h->nempty, 8);
+    uint64_t from = h->from_global, to = h->to_global;
+    take_and_give(h, cls, a, 8 * per); /* the working set again: all local */
+    assert_int_equal(h->from_global, from);
+    assert_int_equal(h->to_global, to);
+    assert_int_equal(h->nempty, 8);
+
+    /* Every third block out: over the slack, the victims go but the
+     * heap keeps no more than the slack beyond what the invariant allows. */
+    for (size_t i = 0; i < 12 * per; i++)
+        a[i] = take1(h, cls);
+    for (size_t i = 0; i < 12 * per; i++)
+        if (i % 3)
+            give1(a[i]);
+    assert_true(invariant_holds(h));
+    assert_true(h->a - h->u <= 8 * s);
+    assert_true(h->to_global > to);
+    for (size_t i = 0; i < 12 * per; i += 3)
+        give1(a[i]);
+
+    rp_hd_opt.decay_ms = 0; /* every balance ends a period */
+    for (int i = 0; i < 3; i++)
+        take_and_give(h, cls, a, 1);
+    assert_int_equal(h->nempty, rp_hd_opt.k_slack);
+
+    rp_hd_heap_trim();
+    assert_int_equal(h->nempty, 0);
+    assert_int_equal(h->nsb, 0);
+    pthread_mutex_lock(&h->lock);
+    assert_true(rp_hd_heap_check(h));
+    pthread_mutex_unlock(&h->lock);
+    rp_hd_opt.heap_slack = 0;
+    rp_hd_opt.decay_ms = decay;
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +283,7 @@ int main(void)
         cmocka_unit_test(test_global_reuse),
         cmocka_unit_test(test_free_to_owner),
         cmocka_unit_test(test_take_range),
+        cmocka_unit_test(test_heap_slack),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

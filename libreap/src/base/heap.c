@@ -12,8 +12,10 @@
  * (u_c: bytes of class c handed out, a_c: bytes of the class's non-empty
  * superblocks) by moving superblocks at least f empty to the global heap,
  * and keeps at most K empty superblocks, which is what bounds blowup
- * (Hoard's theorem 1, per class).  Beyond Hoard, the global heap
- * unmaps empty superblocks once it holds more than retain_bytes of them.
+ * (Hoard's theorem 1, per class), once the heap holds more than
+ * heap_slack bytes it has not handed out (see rp_hd_heap_balance).
+ * Beyond Hoard, the global heap unmaps empty superblocks once it holds
+ * more than retain_bytes of them.
  * Every function here expects the named heap's lock to be held.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
@@ -27,8 +29,6 @@
 
 rp_hd_heap_t *rp_hd_heaps;
 uint32_t rp_hd_nheaps;
-
-static rp_hd_decay_t decay; /* of the global heap's empties; global lock */
 
 static inline size_t sb_bytes(void) { return rp_hd_opt.sb_size; }
 static inline rp_hd_heap_t *global_heap(void) { return &rp_hd_heaps[0]; }
@@ -64,8 +64,7 @@ static void file_sb(rp_hd_heap_t *h, rp_hd_sb_t *sb)
 {
     if (sb->used == 0) {
         sb->group = 0;
-        if (h == global_heap())
-            sb->empty_epoch = decay.epoch;
+        sb->empty_epoch = h->decay.epoch;
         h->nempty++;
     } else {
         sb->group = rp_hd_sb_group(sb);
@@ -175,7 +174,7 @@ static void release_excess(rp_hd_heap_t *g, bool force)
         return;
     }
     uint32_t stale;
-    if (rp_hd_decay_tick(&decay, &stale))
+    if (rp_hd_decay_tick(&g->decay, &stale))
         unmap_older(g, keep, false, stale); /* empty since before the last period began */
 }
 
@@ -371,10 +370,40 @@ static bool too_empty(size_t u, size_t a)
     return a > slack && u < a - slack && u * 100 < (100 - rp_hd_opt.empty_pct) * a;
 }
 
+/* Bytes of h's superblocks not handed out (free blocks and empties) above
+ * what the heap may keep whatever its classes: heap_slack. */
+static bool over_slack(const rp_hd_heap_t *h) { return h->a - h->u > rp_hd_opt.heap_slack; }
+
+/* Empties beyond K unused through a whole decay period (the list is LIFO
+ * and the newest are reused first) go to the global heap, and from there
+ * back to the OS, so a heap that goes quiet after a peak keeps K. */
+static void shed_stale_empties(rp_hd_heap_t *h)
+{
+    uint32_t stale;
+    if (h->nempty <= rp_hd_opt.k_slack || !rp_hd_decay_tick(&h->decay, &stale))
+        return;
+    for (rp_hd_sb_t *sb = h->empty, *next; sb && h->nempty > rp_hd_opt.k_slack; sb = next) {
+        next = sb->next;
+        if (sb->empty_epoch < stale)
+            transfer_out(h, sb);
+    }
+}
+
 /* Hoard states the invariant per size class (its theorem holds class by
  * class), and so do we: a heap with a few blocks in each of many classes
  * keeps one partly used superblock per class instead of shuttling them to
- * the global heap.  Empty superblocks belong to no class: a heap keeps K. */
+ * the global heap.  Empty superblocks belong to no class: a heap keeps K.
+ *
+ * Both apply only while the heap holds more than heap_slack bytes it has
+ * not handed out, which adds H * heap_slack to the bound and nothing per
+ * class.  Without that slack a thread that frees its working set and
+ * builds it again sends its superblocks to the global heap and fetches
+ * them straight back (threadtest at 2 threads: about 48 each way per
+ * iteration), and two threads sharing a heap leave superblocks partly
+ * used that the invariant then moves (at 8 threads, 7-8 victims 20% used
+ * per thread and iteration, whose cached blocks then go back through the
+ * outbox).  So, after every balance: a - u <= heap_slack, or the invariant
+ * holds for every class and nempty <= K. */
 void rp_hd_heap_balance(rp_hd_heap_t *h)
 {
 #ifdef REAP_DEBUG
@@ -386,22 +415,30 @@ void rp_hd_heap_balance(rp_hd_heap_t *h)
 #endif
     if (h == global_heap())
         return;
-    while (h->dirty) {
+    shed_stale_empties(h);
+    while (h->nempty > rp_hd_opt.k_slack && over_slack(h))
+        transfer_out(h, h->empty);
+    while (h->dirty && over_slack(h)) { /* classes left dirty wait for the next balance */
         uint32_t c = (uint32_t)__builtin_ctzll(h->dirty);
         h->dirty &= h->dirty - 1;
-        while (too_empty(h->cu[c], h->ca[c])) {
+        while (too_empty(h->cu[c], h->ca[c]) && over_slack(h)) {
             rp_hd_sb_t *sb = victim(h, c);
             if (!sb)
                 break;
             transfer_out(h, sb);
         }
     }
-    while (h->nempty > rp_hd_opt.k_slack)
-        transfer_out(h, h->empty);
 }
 
 void rp_hd_heap_trim(void)
 {
+    for (uint32_t i = 1; i <= rp_hd_nheaps; i++) {
+        rp_hd_heap_t *h = &rp_hd_heaps[i];
+        pthread_mutex_lock(&h->lock);
+        while (h->empty)
+            transfer_out(h, h->empty);
+        pthread_mutex_unlock(&h->lock);
+    }
     rp_hd_heap_t *g = global_heap();
     pthread_mutex_lock(&g->lock);
     release_excess(g, true);

@@ -40,11 +40,15 @@
  *
  * Memory bound kept (Hoard's theorem per size class, plus our caches):
  *   held <= b * live / (1 - f) + H * (classes + 1) * K * S   (heaps 1..H)
+ *         + H * E                                        (their slack)
  *         + R                                            (global empties)
  *         + (empties younger than 2 * decay_ms, at most retain_max)
  *         + T * (C + G + O)                              (thread caches)
  *         + L                                            (large cache)
  * where b = 1.2 (class spacing), f = empty fraction, K = slack superblocks,
+ * E = heap_slack (free blocks and empty superblocks a heap keeps before
+ * the invariant applies; empties beyond K only while the heap reuses them:
+ * unused through a decay period, they go to the global heap),
  * H = heaps, R = retain_bytes, T = threads, C = sum over classes of
  * max(tcache_bytes, 2 * size for sizes <= 16 KiB) (a bin's list holds up to
  * cap blocks, a refill's piece of never-used blocks included; about
@@ -85,7 +89,8 @@
 typedef struct rp_hd_options {
     size_t sb_size;        /* S: power of two, 16 KiB .. 1 MiB */
     size_t empty_pct;      /* f in percent: a heap more than f empty gives back */
-    size_t k_slack;        /* K: free superblocks a heap may always keep */
+    size_t k_slack;        /* K: slack superblocks per class a heap may always keep */
+    size_t heap_slack;     /* bytes not handed out a heap keeps whatever its classes */
     size_t heaps;          /* per-thread heaps, 0 = 2 * CPUs rounded up (>= 4) */
     size_t retain_bytes;   /* empty superblocks the global heap keeps mapped */
     size_t retain_max;     /* beyond this, empties are unmapped at once */
@@ -154,7 +159,7 @@ typedef struct rp_hd_sb {
     uint32_t used;                       /* blocks out: program, tcache or outbox */
     uint32_t nblocks;                    /* used <= nblocks */
     uint8_t group;                       /* fullness group it is listed in */
-    uint32_t empty_epoch;                /* global heap: decay period it became empty in */
+    uint32_t empty_epoch;                /* decay period of its heap it became empty in */
     _Atomic uint8_t interior;            /* an aligned alloc handed out an interior pointer */
     /* large objects only */
     char *map_base;                      /* start of the mapping (before the header when
@@ -217,6 +222,15 @@ static inline uint8_t rp_hd_sb_group(const rp_hd_sb_t *sb)
 
 /* ---- heaps (heap.c) ------------------------------------------------------ */
 
+/* A decay clock (each heap's empty superblocks, the large-object
+ * cache; os.c): periods of decay_ms on a coarse monotonic clock.  Whatever was
+ * stamped with an epoch before the period that just ended has stayed
+ * unused through a whole period.  The caller's lock guards it. */
+typedef struct rp_hd_decay {
+    uint32_t epoch; /* periods begun: the stamp for what is parked now */
+    uint64_t start; /* ms when the current period began */
+} rp_hd_decay_t;
+
 typedef struct rp_hd_heap {
     pthread_mutex_t lock;
     uint32_t index;                /* 0 = global */
@@ -226,12 +240,13 @@ typedef struct rp_hd_heap {
     size_t nsb;                    /* superblocks owned (a / S) */
     size_t cu[RP_HD_MAX_CLASSES];  /* u of the class's superblocks */
     size_t ca[RP_HD_MAX_CLASSES];  /* S * non-empty superblocks of the class; on heaps >= 1,
-                                    * after every balance: cu >= ca - K*S or cu >= (1-f) ca;
-                                    * and nempty <= K */
+                                    * after every balance, unless a - u <= heap_slack:
+                                    * cu >= ca - K*S or cu >= (1-f) ca, and nempty <= K */
     uint64_t dirty;                /* classes freed into since the last balance */
     rp_hd_sb_t *group[RP_HD_MAX_CLASSES][RP_HD_GROUPS]; /* doubly linked, most recently freed first */
     rp_hd_sb_t *empty;             /* superblocks with used == 0, any class */
     size_t nempty;
+    rp_hd_decay_t decay;           /* stamps of the empties (empty_epoch) */
     uint64_t to_global, from_global; /* superblock transfers */
 } __attribute__((aligned(64))) rp_hd_heap_t;
 
@@ -363,14 +378,6 @@ void *rp_hd_os_map(size_t len, size_t align);
 void *rp_hd_os_map_loose(size_t len, size_t align, char **base, size_t *map_len);
 void rp_hd_os_unmap(void *p, size_t len);
 size_t rp_hd_os_page(void);
-/* A decay clock (the global heap's empty superblocks, the large-object
- * cache): periods of decay_ms on a coarse monotonic clock.  Whatever was
- * stamped with an epoch before the period that just ended has stayed
- * unused through a whole period.  The caller's lock guards it. */
-typedef struct rp_hd_decay {
-    uint32_t epoch; /* periods begun: the stamp for what is parked now */
-    uint64_t start; /* ms when the current period began */
-} rp_hd_decay_t;
 /* Starts a new period when the current one is over: returns true and sets
  * *stale to the period that just ended (stamps below it are stale). */
 bool rp_hd_decay_tick(rp_hd_decay_t *d, uint32_t *stale);
@@ -395,6 +402,7 @@ typedef struct rp_hoard_stats {
     uint64_t os_maps, os_unmaps;
     uint64_t returned;      /* bytes unmapped, ever */
     uint64_t global_empty;  /* bytes of empty superblocks in the global heap */
+    uint64_t heap_empty;    /* bytes of empty superblocks kept by heaps 1..H */
     uint64_t large_cached;
     uint64_t to_global, from_global; /* superblock transfers, all heaps */
     uint32_t nheaps;        /* entries used in sb_per_heap ([0] = global) */

@@ -15,6 +15,7 @@ rp_hd_options_t rp_hd_opt = {
     .sb_size = 64u << 10,       /* measured against 256 KiB: see README */
     .empty_pct = 25,            /* f = 1/4, the paper's value */
     .k_slack = 1,               /* K: the paper had 4 superblocks of 8 KiB, S is 64 KiB */
+    .heap_slack = 4u << 20,     /* per heap: see heap.c, rp_hd_heap_balance */
     .heaps = 0,                 /* 2 * CPUs, at least 4 */
     .retain_bytes = 4u << 20,   /* empty superblocks kept before munmap */
     .retain_max = 64u << 20,    /* beyond this, empties go back at once */
@@ -30,6 +31,7 @@ static const rp_env_option_t options[] = {
     {"REAP_SUPERBLOCK", &rp_hd_opt.sb_size, 16u << 10, RP_HD_MAX_SB},
     {"REAP_EMPTY_PCT", &rp_hd_opt.empty_pct, 1, 99},
     {"REAP_K", &rp_hd_opt.k_slack, 0, 1024},
+    {"REAP_HEAP_SLACK", &rp_hd_opt.heap_slack, 0, (size_t)1 << 40},
     {"REAP_HEAPS", &rp_hd_opt.heaps, 0, RP_HD_MAX_HEAPS},
     {"REAP_RETAIN", &rp_hd_opt.retain_bytes, 0, (size_t)1 << 40},
     {"REAP_RETAIN_MAX", &rp_hd_opt.retain_max, 0, (size_t)1 << 40},

@@ -27,6 +27,8 @@ void rp_hoard_get_stats(rp_hoard_stats_t *out)
             out->sb_per_heap[i] = (uint32_t)h->nsb;
         if (i == 0)
             out->global_empty = (uint64_t)h->nempty * rp_hd_opt.sb_size;
+        else
+            out->heap_empty += (uint64_t)h->nempty * rp_hd_opt.sb_size;
         out->to_global += h->to_global;
         out->from_global += h->from_global;
         pthread_mutex_unlock(&h->lock);
@@ -49,6 +51,7 @@ void rp_hoard_get_stats(rp_hoard_stats_t *out)
     X(os_unmaps, "munmap calls")                   \
     X(returned, "bytes returned to the OS")        \
     X(global_empty, "empty superblock bytes in the global heap") \
+    X(heap_empty, "empty superblock bytes kept by the other heaps") \
     X(large_cached, "large mapping bytes cached")  \
     X(to_global, "superblocks moved to the global heap") \
     X(from_global, "superblocks taken from the global heap")
@@ -84,7 +87,7 @@ void rp_base_get_stats(rp_base_stats_t *out)
     out->in_use = st.in_use;
     out->held = st.held;
     out->peak_held = st.peak_held;
-    out->cached = st.global_empty + st.large_cached;
+    out->cached = st.global_empty + st.heap_empty + st.large_cached;
     out->returned = st.returned;
     out->os_maps = st.os_maps;
     out->os_unmaps = st.os_unmaps;
