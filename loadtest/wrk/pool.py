@@ -11,8 +11,9 @@ each thread count this prints, per file, the ratio of the medians (what
 the run's own Markdown table shows) and, over the pairs of all the files,
 the geometric mean of the ratios with a 95% bootstrap interval (10,000
 resamples, fixed seed, so the same files give the same figures), the
-median pair, and the ratio of CPU time per request.  The last line pools
-every pair of every thread count.
+median pair, and the ratios of CPU time per request (and, in runs that
+record them, of user and system time and minor page faults per request).
+The last line pools every pair of every thread count.
 """
 
 import argparse
@@ -24,8 +25,18 @@ import sys
 from collections import defaultdict
 
 
+# Per-request columns of run.sh's CSV, compared pair by pair (older runs
+# have only the first).
+COUNTERS = {
+    "cpu_us_per_req": "CPU per request",
+    "user_us_per_req": "user CPU per request",
+    "sys_us_per_req": "system CPU per request",
+    "minflt_per_req": "minor page faults per request",
+}
+
+
 def read_pairs(path, scenario, a, b):
-    """{threads: [(b_rps / a_rps, b_cpu / a_cpu or None)]}, plus the medians."""
+    """{threads: [(b_rps / a_rps, {counter: b / a per request})]}, plus the medians."""
     runs = defaultdict(dict)            # (threads, rep) -> {config: row}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
@@ -44,11 +55,12 @@ def read_pairs(path, scenario, a, b):
         ra, rb = float(cfg[a]["req_per_s"]), float(cfg[b]["req_per_s"])
         if ra <= 0 or rb <= 0:
             sys.exit(f"{path}: a run with no requests at {threads} threads")
-        cpu = None
-        ca, cb = cfg[a].get("cpu_us_per_req", ""), cfg[b].get("cpu_us_per_req", "")
-        if ca not in ("", "-") and cb not in ("", "-") and float(ca) > 0:
-            cpu = float(cb) / float(ca)
-        pairs[threads].append((rb / ra, cpu))
+        counters = {}
+        for name in COUNTERS:
+            ca, cb = cfg[a].get(name, ""), cfg[b].get(name, "")
+            if ca not in ("", "-", None) and cb not in ("", "-", None) and float(ca) > 0 and float(cb) > 0:
+                counters[name] = float(cb) / float(ca)
+        pairs[threads].append((rb / ra, counters))
     medians = {t: statistics.median(c[b]) / statistics.median(c[a])
                for t, c in per_config.items() if c[a] and c[b]}
     return pairs, medians
@@ -98,23 +110,27 @@ def main():
             [f"{med[t]:.2f}" if t in med else "-" for t in threads])
     every = []
     cpu_every = []
-    lows, highs, gms, pms, cpus, ns = [], [], [], [], [], []
+    lows, gms, pms, ns = [], [], [], []
+    counter_cells = {name: [] for name in COUNTERS}
     for t in threads:
         r = [p[0] for p in pooled[t]]
-        c = [p[1] for p in pooled[t] if p[1] is not None]
         every.extend(r)
-        cpu_every.extend(c)
+        cpu_every.extend(p[1]["cpu_us_per_req"] for p in pooled[t] if "cpu_us_per_req" in p[1])
         lo, hi = bootstrap(r)
         ns.append(str(len(r)))
         gms.append(f"{geomean(r):.3f}")
         lows.append(f"{lo:.3f}–{hi:.3f}")
         pms.append(f"{statistics.median(r):.3f}")
-        cpus.append(f"{geomean(c):.3f}" if c else "-")
+        for name in COUNTERS:
+            c = [p[1][name] for p in pooled[t] if name in p[1]]
+            counter_cells[name].append(f"{geomean(c):.3f}" if c else "-")
     row("pairs", ns)
     row("geometric mean of the pairs", gms)
     row("its 95% bootstrap interval", lows)
     row("median pair", pms)
-    row("CPU per request, geometric mean", cpus)
+    for name, label in COUNTERS.items():
+        if any(cell != "-" for cell in counter_cells[name]):
+            row(f"{label}, geometric mean", counter_cells[name])
     lo, hi = bootstrap(every)
     print(f"\nall {len(every)} pairs: geometric mean {geomean(every):.3f} "
           f"(95% {lo:.3f}–{hi:.3f}), median {statistics.median(every):.3f}, "

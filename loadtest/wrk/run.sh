@@ -386,17 +386,18 @@ status_of() {
     done 2>/dev/null
 }
 
-# cpu_ticks <pids...>: user + system CPU time of the processes so far, in
-# clock ticks (fields 14 and 15 of /proc/<pid>/stat, after the command).
-cpu_ticks() {
-    local p line sum=0
+# proc_counters <pids...>: "user system minflt" of the processes so far:
+# CPU time in clock ticks and minor page faults (fields 14, 15 and 10 of
+# /proc/<pid>/stat, counted after the command).
+proc_counters() {
+    local p line user=0 sys=0 flt=0
     for p in "$@"; do
         line=$(cat "/proc/$p/stat" 2>/dev/null) || continue
         line=${line##*) }
         set -- $line
-        sum=$((sum + ${12} + ${13}))
+        user=$((user + ${12})) sys=$((sys + ${13})) flt=$((flt + ${8}))
     done
-    echo $sum
+    echo "$user $sys $flt"
 }
 
 # rss_sampler <stopfile> <outfile> <pids...>: the largest VmRSS seen.
@@ -541,10 +542,10 @@ one_run() {
     first=$(($(wc -l <"$MR_ROOT/logs/access.log") + 1))
     rss_sampler "$RUN/stop" "$RUN/rssmax" $pids &
     sampler=$!
-    cpu0=$(cpu_ticks $pids)
+    read -r user0 sys0 flt0 < <(proc_counters $pids)
     "${WRK[@]}" -t "$wt" -c "$t" -d "$(measured_s "$s" "$t")s" --timeout 30s --latency -s "$here/scenario.lua" \
         "$url" >"$RUN/wrk.out" 2>&1
-    cpu1=$(cpu_ticks $pids)
+    read -r user1 sys1 flt1 < <(proc_counters $pids)
     touch "$RUN/stop"
     wait "$sampler"
     last=$(wc -l <"$MR_ROOT/logs/access.log")
@@ -580,7 +581,8 @@ one_run() {
         echo "R_badbody=$(sed -n 's/^WRK badbody //p' "$RUN/wrk.out")"
         echo "R_idle_rss=$idle_rss R_hwm=$hwm R_rssmax=$(cat "$RUN/rssmax") R_final_rss=$final_rss"
         echo "R_rp_med=$rp_med R_rp_max=$rp_max R_bp_med=$bp_med R_bp_max=$bp_max"
-        echo "R_cpu_ticks=$((cpu1 - cpu0))"
+        echo "R_cpu_ticks=$((user1 + sys1 - user0 - sys0))"
+        echo "R_user_ticks=$((user1 - user0)) R_sys_ticks=$((sys1 - sys0)) R_minflt=$((flt1 - flt0))"
     } >"$RUN/result"
     # From here on this run only waits for apache2 to stop (a second or
     # two, nearly all of it sleeping): the next run may start meanwhile.
@@ -601,7 +603,7 @@ mkdir -p "$OUT" || exit 1
 STAMP=$(date -u +%Y%m%d-%H%M%S)
 BASE=$OUT/wrk-$STAMP
 CSV=$BASE.csv
-echo "scenario,config,apr,preload,bc_pfree,threads,wrk_threads,connections,rep,duration_s,requests,req_per_s,lat_p50_ms,lat_p99_ms,lat_max_ms,non2xx,socket_errors,bad_bodies,rss_idle_kb,rss_peak_kb,rss_sampled_max_kb,rss_final_kb,req_peak_median_b,req_peak_max_b,bc_peak_median_b,bc_peak_max_b,crashed,cpu_us_per_req" >"$CSV"
+echo "scenario,config,apr,preload,bc_pfree,threads,wrk_threads,connections,rep,duration_s,requests,req_per_s,lat_p50_ms,lat_p99_ms,lat_max_ms,non2xx,socket_errors,bad_bodies,rss_idle_kb,rss_peak_kb,rss_sampled_max_kb,rss_final_kb,req_peak_median_b,req_peak_max_b,bc_peak_median_b,bc_peak_max_b,crashed,cpu_us_per_req,user_us_per_req,sys_us_per_req,minflt_per_req" >"$CSV"
 
 # start_run <index>: one_run of PLAN[index] in the background, in
 # $WORK/run-<index>; sets RUN, RUN_ID and RUN_PID.
@@ -635,14 +637,14 @@ finish_run() {
         fail "$RUN_ID: the run failed (server did not start?): $(tail -5 "$RUN/start.log" | tr '\n' ' ')"
         return
     fi
-    R_requests= R_duration_us= R_alive=0 R_cpu_ticks=
+    R_requests= R_duration_us= R_alive=0 R_cpu_ticks= R_user_ticks= R_sys_ticks= R_minflt=
     . "$RUN/result"
     [ "$s" = mix ] || [ "${R_log_non2xx:-0}" = 0 ] ||
         fail "$RUN_ID: the access log has $R_log_non2xx non-2xx line(s)"
     config_set "$c"
     rps=$(awk -v n="${R_requests:-0}" -v d="${R_duration_us:-0}" 'BEGIN { printf "%.1f", (d > 0 ? n * 1e6 / d : 0) }')
     errs=$(( ${R_connect:-0} + ${R_read:-0} + ${R_write:-0} + ${R_timeout:-0} ))
-    echo "$s,$c,$( [ -n "$C_APR" ] && echo reap || echo stock ),$( [ -n "$C_PRELOAD" ] && echo libreap-malloc || echo none ),$C_PFREE,$t,$((t < 2 ? t : 2)),$t,$rep,$(awk -v d="${R_duration_us:-0}" 'BEGIN { printf "%.2f", d / 1e6 }'),${R_requests:-0},$rps,$(ms "$R_p50_us"),$(ms "$R_p99_us"),$(ms "$R_max_us"),${R_non2xx:-0},$errs,${R_badbody:-0},$R_idle_rss,$R_hwm,$R_rssmax,$R_final_rss,$R_rp_med,$R_rp_max,$R_bp_med,$R_bp_max,$((1 - R_alive)),$(cpu_per_request "$R_cpu_ticks" "$R_requests")" >>"$CSV"
+    echo "$s,$c,$( [ -n "$C_APR" ] && echo reap || echo stock ),$( [ -n "$C_PRELOAD" ] && echo libreap-malloc || echo none ),$C_PFREE,$t,$((t < 2 ? t : 2)),$t,$rep,$(awk -v d="${R_duration_us:-0}" 'BEGIN { printf "%.2f", d / 1e6 }'),${R_requests:-0},$rps,$(ms "$R_p50_us"),$(ms "$R_p99_us"),$(ms "$R_max_us"),${R_non2xx:-0},$errs,${R_badbody:-0},$R_idle_rss,$R_hwm,$R_rssmax,$R_final_rss,$R_rp_med,$R_rp_max,$R_bp_med,$R_bp_max,$((1 - R_alive)),$(cpu_per_request "$R_cpu_ticks" "$R_requests"),$(cpu_per_request "$R_user_ticks" "$R_requests"),$(cpu_per_request "$R_sys_ticks" "$R_requests"),$(per_request "$R_minflt" "$R_requests")" >>"$CSV"
     el=$(($(date +%s) - T0))
     left=$(((NRUNS - n - 1) * el / (n + 1)))
     printf '[%3d/%d %02d:%02d left %02d:%02d] %-6s t=%-2s %-12s #%s  %9s req/s  p99 %8s ms  non2xx %-5s RSS peak %6.1f MB  req peak %s\n' \
@@ -657,6 +659,11 @@ ms() { awk -v u="${1:-0}" 'BEGIN { printf "%.3f", u / 1000 }'; }
 CLK_TCK=$(getconf CLK_TCK)
 cpu_per_request() {
     awk -v t="${1:-0}" -v n="${2:-0}" -v hz="$CLK_TCK" 'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print "-" }'
+}
+
+# per_request <count> <requests>: an event count per request, 4 decimals.
+per_request() {
+    awk -v c="${1:-0}" -v n="${2:-0}" 'BEGIN { if (n > 0) printf "%.4f", c / n; else print "-" }'
 }
 
 # stop_runs: when we are interrupted, end the runs still going (their
@@ -716,11 +723,11 @@ NR == 1 { next }
     key = $1 "," $2 "," $6
     if (!(key in cnt)) order[++groups] = key
     cnt[key]++
-    for (c = 10; c <= 28; c++) vals[key, c] = vals[key, c] ($c ~ /^[0-9.]+$/ ? " " $c : "")
+    for (c = 10; c <= 31; c++) vals[key, c] = vals[key, c] ($c ~ /^[0-9.]+$/ ? " " $c : "")
     sum16[key] += $16; sum17[key] += $17; sum18[key] += $18; sum27[key] += $27
 }
 END {
-    print "scenario,config,threads,runs,req_per_s,req_per_s_min,req_per_s_max,lat_p50_ms,lat_p99_ms,lat_max_ms,non2xx,socket_errors,bad_bodies,crashes,rss_peak_mb,rss_peak_mb_min,rss_peak_mb_max,rss_final_mb,rss_idle_mb,req_peak_median_kb,req_peak_max_kb,bc_peak_median_kb,bc_peak_max_kb,cpu_us_per_req,cpu_us_per_req_min,cpu_us_per_req_max"
+    print "scenario,config,threads,runs,req_per_s,req_per_s_min,req_per_s_max,lat_p50_ms,lat_p99_ms,lat_max_ms,non2xx,socket_errors,bad_bodies,crashes,rss_peak_mb,rss_peak_mb_min,rss_peak_mb_max,rss_final_mb,rss_idle_mb,req_peak_median_kb,req_peak_max_kb,bc_peak_median_kb,bc_peak_max_kb,cpu_us_per_req,cpu_us_per_req_min,cpu_us_per_req_max,user_us_per_req,sys_us_per_req,minflt_per_req"
     for (g = 1; g <= groups; g++) {
         k = order[g]
         r = med(k, 12); rlo = lo; rhi = hi
@@ -733,9 +740,12 @@ END {
         bpx = vals[k, 26] == "" ? "-" : (med(k, 26) ? sprintf("%.1f", hi / 1024) : "-")
         cpu = "-,-,-"
         if (vals[k, 28] != "") { c = med(k, 28); cpu = sprintf("%.1f,%.1f,%.1f", c, lo, hi) }
-        printf "%s,%d,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s,%s,%s,%s\n",
+        split_cpu = "-,-,-"
+        if (vals[k, 29] != "" && vals[k, 30] != "" && vals[k, 31] != "")
+            split_cpu = sprintf("%.1f,%.1f,%.4f", med(k, 29), med(k, 30), med(k, 31))
+        printf "%s,%d,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%s,%s,%s,%s,%s,%s\n",
             k, cnt[k], r, rlo, rhi, p50, p99, mx, sum16[k], sum17[k], sum18[k], sum27[k],
-            rss / 1024, slo / 1024, shi / 1024, fin / 1024, idle / 1024, rpm, rpx, bpm, bpx, cpu
+            rss / 1024, slo / 1024, shi / 1024, fin / 1024, idle / 1024, rpm, rpx, bpm, bpx, cpu, split_cpu
     }
 }' "$CSV" >"$SUMMARY"
 
@@ -744,7 +754,8 @@ ratio_lines() {
     awk -F, '
     NR == 1 { next }
     { v["rps", $1, $2, $3] = $5; v["rss", $1, $2, $3] = $15
-      v["cpu", $1, $2, $3] = $24; v["grow", $1, $2, $3] = $15 - $19 }
+      v["cpu", $1, $2, $3] = $24; v["grow", $1, $2, $3] = $15 - $19
+      if ($27 != "-") { v["user", $1, $2, $3] = $27; v["sys", $1, $2, $3] = $28; v["flt", $1, $2, $3] = $29 } }
     function line(label, s, a, b, what, target,   t, out, any) {
         out = ""; any = 0
         for (t = 1; t <= 64; t *= 2) {
@@ -764,6 +775,9 @@ ratio_lines() {
         line("static: req/s reap / stock", "static", "reap", "stock", "rps", ">= 0.97 at every t")
         line("static: req/s stock2 / stock (A/A: the harness against itself)", "static", "stock2", "stock", "rps", "none, for information: how far 1.0 moves by noise alone")
         line("static: child CPU per request reap / stock", "static", "reap", "stock", "cpu", "none, for information: what each request cost the server")
+        line("static: child user CPU per request reap / stock", "static", "reap", "stock", "user", "none, for information")
+        line("static: child system CPU per request reap / stock", "static", "reap", "stock", "sys", "none, for information")
+        line("static: child minor page faults per request reap / stock", "static", "reap", "stock", "flt", "none, for information")
         line("static: req/s reap-malloc / stock", "static", "reap-malloc", "stock", "rps", "none, for information")
         line("bc medium: req/s reap (BcPfree On) / stock", "medium", "reap", "stock", "rps", ">= 1.0")
         line("bc medium: peak child RSS reap-off / reap (Off / On)", "medium", "reap-off", "reap", "rss", ">= 5")
@@ -790,7 +804,8 @@ MD=$BASE.md
     echo "Figures are medians over the repeats, with the spread (min-max) in brackets."
     echo "RSS peak is the child's VmHWM at the end of the run; request peak is mod_reap's reap-peak note"
     echo "(the request pool), bc peak is mod_bc's bc-peak note (the program's subpool; on stock APR the bytes allocated)."
-    echo "CPU µs/req is the child's user + system time over the measured window (/proc, $CLK_TCK ticks a second) over the requests wrk counted."
+    echo "CPU µs/req is the child's user + system time over the measured window (/proc, $CLK_TCK ticks a second) over the requests wrk counted;"
+    echo "the CSVs also split it into user and system time and give the child's minor page faults per request."
     [ ${#SKIPPED[@]} -eq 0 ] || { echo; for x in "${SKIPPED[@]}"; do echo "**SKIPPED:** $x"; done; }
     for s in $RUN_SCENARIOS; do
         echo
