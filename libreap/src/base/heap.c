@@ -418,15 +418,20 @@ void rp_hd_heap_balance(rp_hd_heap_t *h)
     shed_stale_empties(h);
     while (h->nempty > rp_hd_opt.k_slack && over_slack(h))
         transfer_out(h, h->empty);
-    while (h->dirty && over_slack(h)) { /* classes left dirty wait for the next balance */
+    /* A class leaves the dirty set only once it keeps the invariant (or
+     * has no victim): under the slack it stays dirty, so that the balance
+     * after the heap next crosses the slack still looks at it. */
+    while (h->dirty) {
         uint32_t c = (uint32_t)__builtin_ctzll(h->dirty);
-        h->dirty &= h->dirty - 1;
-        while (too_empty(h->cu[c], h->ca[c]) && over_slack(h)) {
+        while (too_empty(h->cu[c], h->ca[c])) {
+            if (!over_slack(h))
+                return;
             rp_hd_sb_t *sb = victim(h, c);
             if (!sb)
                 break;
             transfer_out(h, sb);
         }
+        h->dirty &= h->dirty - 1;
     }
 }
 
