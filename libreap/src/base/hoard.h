@@ -25,7 +25,11 @@
  *              freed by this thread that belong to other heaps, given back
  *              to their superblocks in batches (one lock per owning heap).
  *   invariant  Hoard's emptiness invariant, kept per size class on heaps
- *              1..n (heap.c): u_c >= a_c - K*S or u_c >= (1 - f) * a_c.
+ *              1..n (heap.c): u_c >= a_c - K*S or u_c >= (1 - f) * a_c,
+ *              once the heap's slack is used up.
+ *   slack      what a heap may hold that it has not handed out (a - u:
+ *              free blocks and empty superblocks) before the invariant
+ *              applies: heap_slack bytes (REAP_HEAP_SLACK).
  *   owner      the heap a superblock belongs to.  Any pointer's header is
  *              rp_hd_hdr(p) = (p - 1) rounded down to S: blocks never start
  *              at a superblock's first byte, large objects start after
