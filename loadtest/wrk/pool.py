@@ -109,13 +109,11 @@ def main():
         row(f"run {i}, ratio of medians",
             [f"{med[t]:.2f}" if t in med else "-" for t in threads])
     every = []
-    cpu_every = []
     lows, gms, pms, ns = [], [], [], []
     counter_cells = {name: [] for name in COUNTERS}
     for t in threads:
         r = [p[0] for p in pooled[t]]
         every.extend(r)
-        cpu_every.extend(p[1]["cpu_us_per_req"] for p in pooled[t] if "cpu_us_per_req" in p[1])
         lo, hi = bootstrap(r)
         ns.append(str(len(r)))
         gms.append(f"{geomean(r):.3f}")
@@ -131,6 +129,8 @@ def main():
     for name, label in COUNTERS.items():
         if any(cell != "-" for cell in counter_cells[name]):
             row(f"{label}, geometric mean", counter_cells[name])
+    cpu_every = [p[1]["cpu_us_per_req"] for t in threads for p in pooled[t]
+                 if "cpu_us_per_req" in p[1]]
     lo, hi = bootstrap(every)
     print(f"\nall {len(every)} pairs: geometric mean {geomean(every):.3f} "
           f"(95% {lo:.3f}–{hi:.3f}), median {statistics.median(every):.3f}, "

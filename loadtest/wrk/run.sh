@@ -658,12 +658,14 @@ ms() { awk -v u="${1:-0}" 'BEGIN { printf "%.3f", u / 1000 }'; }
 # request over the measured window ("-" when it served none).
 CLK_TCK=$(getconf CLK_TCK)
 cpu_per_request() {
-    awk -v t="${1:-0}" -v n="${2:-0}" -v hz="$CLK_TCK" 'BEGIN { if (n > 0) printf "%.1f", t * 1e6 / hz / n; else print "-" }'
+    per_request "$1" "$2" "$((1000000 / CLK_TCK))" %.1f
 }
 
-# per_request <count> <requests>: an event count per request, 4 decimals.
+# per_request <count> <requests> [<factor> <format>]: count * factor per
+# request ("-" when there were none); by default an event count, 4 decimals.
 per_request() {
-    awk -v c="${1:-0}" -v n="${2:-0}" 'BEGIN { if (n > 0) printf "%.4f", c / n; else print "-" }'
+    awk -v c="${1:-0}" -v n="${2:-0}" -v f="${3:-1}" -v fmt="${4:-%.4f}" \
+        'BEGIN { if (n > 0) printf fmt, c * f / n; else print "-" }'
 }
 
 # stop_runs: when we are interrupted, end the runs still going (their

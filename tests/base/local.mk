@@ -11,7 +11,7 @@ tests_base_dlopen_probe_LDADD = -ldl
 
 HOARD_CHECK_SH = tests/base/preload.sh tests/base/tsan.sh tests/base/dlopen.sh
 TESTS += $(HOARD_CHECK_SH)
-EXTRA_DIST += $(HOARD_CHECK_SH)
+EXTRA_DIST += $(HOARD_CHECK_SH) tests/base/invariant.h
 
 if HAVE_CMOCKA
 HOARD_TEST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/libreap/src

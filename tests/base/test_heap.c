@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "base/hoard.h"
+#include "invariant.h"
 
 static int setup(void **state)
 {
@@ -47,22 +48,6 @@ static void give1(void *p)
     rp_hd_heap_give(h, sb, p);
     rp_hd_heap_balance(h);
     pthread_mutex_unlock(&h->lock);
-}
-
-/* Hoard's invariant, per size class, and at most K empty superblocks,
- * unless the heap holds no more than heap_slack bytes it has not handed
- * out. */
-static bool invariant_holds(const rp_hd_heap_t *h)
-{
-    if (h->a - h->u <= rp_hd_opt.heap_slack)
-        return true;
-    size_t s = rp_hd_opt.sb_size, k = rp_hd_opt.k_slack;
-    for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
-        size_t u = h->cu[c], a = h->ca[c];
-        if (!(u + k * s >= a || u * 100 >= (100 - rp_hd_opt.empty_pct) * a))
-            return false;
-    }
-    return h->nempty <= k;
 }
 
 /* After a free makes room in a full superblock, allocation goes back there
@@ -233,7 +218,7 @@ static void test_heap_slack(void **state)
     uint32_t cls = rp_hd_sc_of(1000);
     size_t s = rp_hd_opt.sb_size, per = rp_hd_sc.nblocks[cls], n = 20 * per;
     void **a = calloc(n, sizeof *a);
-    size_t decay = rp_hd_opt.decay_ms;
+    size_t decay = rp_hd_opt.decay_ms, slack = rp_hd_opt.heap_slack;
     rp_hd_opt.heap_slack = 8 * s;
     rp_hd_opt.decay_ms = 3600000;
     take_and_give(h, cls, a, n);
@@ -278,7 +263,7 @@ static void test_heap_slack(void **state)
     pthread_mutex_lock(&h->lock);
     assert_true(rp_hd_heap_check(h));
     pthread_mutex_unlock(&h->lock);
-    rp_hd_opt.heap_slack = 0;
+    rp_hd_opt.heap_slack = slack;
     rp_hd_opt.decay_ms = decay;
     free(a);
 }

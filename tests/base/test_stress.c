@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "base/hoard.h"
+#include "invariant.h"
 
 #ifndef STRESS_SCALE
 #define STRESS_SCALE 1
@@ -115,22 +116,6 @@ static void *work(void *arg)
         if (local[k])
             w->bad += !check_and_free(local[k]);
     return NULL;
-}
-
-/* Hoard's invariant, per size class, and at most K empty superblocks,
- * unless the heap holds no more than heap_slack bytes it has not handed
- * out. */
-static bool invariant_holds(const rp_hd_heap_t *h)
-{
-    if (h->a - h->u <= rp_hd_opt.heap_slack)
-        return true;
-    size_t s = rp_hd_opt.sb_size, k = rp_hd_opt.k_slack;
-    for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
-        size_t u = h->cu[c], a = h->ca[c];
-        if (!(u + k * s >= a || u * 100 >= (100 - rp_hd_opt.empty_pct) * a))
-            return false;
-    }
-    return h->nempty <= k;
 }
 
 static void test_churn_and_cross_frees(void **state)

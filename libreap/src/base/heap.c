@@ -376,7 +376,9 @@ static bool over_slack(const rp_hd_heap_t *h) { return h->a - h->u > rp_hd_opt.h
 
 /* Empties beyond K unused through a whole decay period (the list is LIFO
  * and the newest are reused first) go to the global heap, and from there
- * back to the OS, so a heap that goes quiet after a peak keeps K. */
+ * back to the OS, at the heap's next balance: a heap whose traffic falls
+ * after a peak sheds them; one that stops freeing altogether keeps them
+ * until rp_hoard_trim(). */
 static void shed_stale_empties(rp_hd_heap_t *h)
 {
     uint32_t stale;
