@@ -304,6 +304,19 @@ static inline void rp_live_sub(reap_t *r, size_t n)
     r->live_bytes -= n;
 }
 
+/* Nothing allocated since creation or the last reset, so a reset would
+ * change nothing: the frontier at the start of the first chunk's arena
+ * (the chunk starts just before the reap, its arena just after the user
+ * area), no chunk behind it (a side chunk leaves the frontier where it
+ * was), no bins, no lost blocks, no large objects.  Every allocation
+ * moves the frontier or adds one of these; a block freed back to the
+ * frontier leaves nothing behind. */
+static inline bool rp_region_untouched(const reap_t *r)
+{
+    return r->bump == (const char *)r + RP_REAP_SIZE + r->user_size && r->chunk == r->first &&
+           r->first->older == NULL && r->heap == NULL && r->lost == NULL && r->large == NULL;
+}
+
 /* heap_empty and the inline_limit that mirrors it change together. */
 static inline void rp_set_heap_empty(reap_t *r, bool empty)
 {

@@ -275,6 +275,11 @@ void reap_clear(reap_t *r)
     rp_live_sub(r, r->live_bytes);
     r->cleared_objects = r->allocs - r->frees;
     r->clears++;
+    /* httpd clears pools that often hold nothing (the core output
+     * filter's, twice a request): a reap whose frontier still stands where
+     * the last clear left it has nothing to give back or reset. */
+    if (rp_region_untouched(r))
+        return;
     r->heap = NULL;
     rp_set_heap_empty(r, true);
     r->heap_free_bytes = 0;

@@ -1,7 +1,8 @@
 /*
  * test_region.c - chunks double up to the cap, retired tails go on the heap,
  * empty retired chunks and large objects go back to the base allocator, and
- * clear keeps only the first chunk.  Sees internals.
+ * clear keeps only the first chunk (and has nothing to do for a reap that
+ * nothing touched).  Sees internals.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,6 +183,46 @@ static void clear_keeps_the_first_chunk_only(void **state)
     reap_destroy(r);
 }
 
+/* reap_clear() skips the reset of a reap it would leave as it is, and
+ * only of such a reap: a side chunk or a large object leaves the frontier
+ * where it was, yet must go back. */
+static void clear_of_an_untouched_reap_only_counts(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    rp_chunk_t *first = r->chunk;
+    char *start = r->bump;
+    assert_true(rp_region_untouched(r));
+    reap_clear(r);
+    assert_int_equal(r->clears, 1);
+    assert_ptr_equal(r->bump, start);
+    assert_int_equal(r->footprint, first->size);
+
+    /* does not fit, and is big: a side chunk behind the first */
+    char *big = reap_malloc(r, (size_t)(r->bump_end - r->bump) + 100);
+    assert_non_null(big);
+    assert_ptr_equal(r->bump, start);
+    assert_int_equal(nchunks(r), 2);
+    assert_false(rp_region_untouched(r));
+    reap_clear(r);
+    assert_int_equal(nchunks(r), 1);
+    assert_int_equal(r->footprint, first->size);
+
+    void *large = reap_malloc(r, rp_opt.large_threshold + 1);
+    assert_non_null(large);
+    assert_false(rp_region_untouched(r));
+    reap_free(r, large); /* gone already: nothing is left to reset */
+    assert_true(rp_region_untouched(r));
+
+    reap_malloc(r, 100);
+    assert_false(rp_region_untouched(r));
+    reap_clear(r);
+    assert_true(rp_region_untouched(r));
+    assert_ptr_equal(r->bump, start);
+    assert_int_equal(r->clears, 3);
+    reap_destroy(r);
+}
+
 static void base_gets_everything_back(void **state)
 {
     (void)state;
@@ -212,6 +253,7 @@ int main(void)
         cmocka_unit_test(an_empty_retired_chunk_goes_back_when_quick_blocks_join),
         cmocka_unit_test(large_objects_have_their_own_blocks),
         cmocka_unit_test(clear_keeps_the_first_chunk_only),
+        cmocka_unit_test(clear_of_an_untouched_reap_only_counts),
         cmocka_unit_test(base_gets_everything_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
