@@ -143,14 +143,21 @@ static void unlink_child(reap_t *parent, reap_t *c)
     rp_unlock(&parent->lock);
 }
 
-/* Tags step by an odd constant modulo 2^16, so 65,535 reaps in a row get
- * different tags and neighbouring reaps' tags differ in many bits. */
+/* Tags step by an odd constant modulo 2^16, so 65,535 reaps in a row made
+ * by one thread get different tags and neighbouring reaps' tags differ in
+ * many bits.  Each thread counts on its own, from a start 8,191 steps after
+ * the previous thread's: one shared atomic add per thread, not per reap,
+ * so threads that make reaps all the time (httpd's workers, once or twice
+ * a request) do not pass one cache line between their cores. */
 static uint16_t next_tag(void)
 {
-    static _Atomic uint32_t counter;
+    static _Atomic uint32_t threads;
+    static __thread uint32_t seq;
     uint16_t t;
+    if (RP_UNLIKELY(seq == 0))
+        seq = (atomic_fetch_add_explicit(&threads, 1, memory_order_relaxed) + 1) * 8191u;
     do
-        t = (uint16_t)((atomic_fetch_add(&counter, 1) + 1) * 40503u);
+        t = (uint16_t)(++seq * 40503u);
     while (t == 0);
     return t;
 }
