@@ -2,8 +2,8 @@
  * test_heap.c - unit tests of Hoard's heaps (libreap/src/base/heap.c):
  * allocation from the fullest superblock, move-to-front on free, the
  * emptiness invariant after every free, transfers to and from the global
- * heap, the slack a heap keeps before the invariant applies, and frees
- * routed to the owning heap.  The tests drive heaps 3 and
+ * heap, the slack a heap keeps before the invariant applies, the sweep of
+ * idle heaps, and frees routed to the owning heap.  The tests drive heaps 3 and
  * 4 directly, which no thread is bound to here.
  */
 #include <setjmp.h>
@@ -268,6 +268,56 @@ static void test_heap_slack(void **state)
     free(a);
 }
 
+/* A heap nobody frees into any more keeps its stale empties only until
+ * the others' balances sweep it (every 64th balance of a heap): within
+ * two sweeps, the first of which may end the decay period they were
+ * stamped in.  The sweeps run the global heap's clock too. */
+static void test_idle_heap_swept(void **state)
+{
+    (void)state;
+    rp_hd_heap_t *idle = &rp_hd_heaps[3], *busy = &rp_hd_heaps[4];
+    uint32_t cls = rp_hd_sc_of(1000);
+    size_t s = rp_hd_opt.sb_size, per = rp_hd_sc.nblocks[cls], n = 8 * per;
+    void **a = calloc(n, sizeof *a);
+    size_t decay = rp_hd_opt.decay_ms, slack = rp_hd_opt.heap_slack;
+    rp_hd_heap_trim();
+    rp_hd_opt.heap_slack = 8 * s;
+    rp_hd_opt.decay_ms = 3600000;
+    take_and_give(idle, cls, a, n);
+    assert_int_equal(idle->nempty, 8);
+
+    rp_hd_opt.decay_ms = 0; /* every tick ends a period */
+    pthread_mutex_lock(&busy->lock);
+    busy->balances = 0;
+    pthread_mutex_unlock(&busy->lock);
+    take_and_give(busy, cls, a, 63); /* 63 balances are not enough */
+    assert_int_equal(idle->nempty, 8);
+    take_and_give(busy, cls, a, 2 * 64 + 1); /* two sweeps */
+    assert_int_equal(idle->nempty, rp_hd_opt.k_slack);
+    pthread_mutex_lock(&idle->lock);
+    assert_true(rp_hd_heap_check(idle));
+    pthread_mutex_unlock(&idle->lock);
+
+    /* The sweeps also run the global heap's clock: with nothing to
+     * retain, its stale empties go back to the OS, though nobody uses
+     * the global heap. */
+    rp_hd_heap_t *g = &rp_hd_heaps[0];
+    size_t retain = rp_hd_opt.retain_bytes;
+    rp_hd_opt.retain_bytes = 0;
+    uint64_t unmaps = atomic_load(&rp_hd_cnt.unmaps);
+    take_and_give(busy, cls, a, 2 * 64 + 1);
+    pthread_mutex_lock(&g->lock);
+    assert_int_equal(g->nempty, 0);
+    pthread_mutex_unlock(&g->lock);
+    assert_true(atomic_load(&rp_hd_cnt.unmaps) > unmaps);
+    rp_hd_opt.retain_bytes = retain;
+
+    rp_hd_heap_trim();
+    rp_hd_opt.heap_slack = slack;
+    rp_hd_opt.decay_ms = decay;
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_free_to_owner),
         cmocka_unit_test(test_take_range),
         cmocka_unit_test(test_heap_slack),
+        cmocka_unit_test(test_idle_heap_swept),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

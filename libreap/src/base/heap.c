@@ -377,8 +377,10 @@ static bool over_slack(const rp_hd_heap_t *h) { return h->a - h->u > rp_hd_opt.h
 /* Empties beyond K unused through a whole decay period (the list is LIFO
  * and the newest are reused first) go to the global heap, and from there
  * back to the OS, at the heap's next balance: a heap whose traffic falls
- * after a peak sheds them; one that stops freeing altogether keeps them
- * until rp_hoard_trim(). */
+ * after a peak sheds them.  A heap whose threads stopped freeing (they
+ * went idle or exited) is swept by the others (shed_idle_heaps); only in
+ * a process where no thread frees at all do they stay until
+ * rp_hoard_trim(). */
 static void shed_stale_empties(rp_hd_heap_t *h)
 {
     uint32_t stale;
@@ -389,6 +391,32 @@ static void shed_stale_empties(rp_hd_heap_t *h)
         if (sb->empty_epoch < stale)
             transfer_out(h, sb);
     }
+}
+
+/* Every SWEEP_EVERY-th balance of a heap also sheds the stale empties of
+ * the other heaps it can lock without waiting (h locked), then lets the
+ * global heap's clock run, so that empties it got and nobody fetched go
+ * back to the OS too (release_excess runs otherwise only when the global
+ * heap is used).  trylock keeps the lock order: this thread waits for no
+ * heap while it holds one; the global heap comes last.  An idle heap's
+ * empties go within two sweeps a decay period apart (the first sweep
+ * may end the period they were stamped in), and from the global heap
+ * beyond retain_bytes within two more. */
+#define SWEEP_EVERY 64
+
+static void shed_idle_heaps(rp_hd_heap_t *h)
+{
+    for (uint32_t i = 1; i <= rp_hd_nheaps; i++) {
+        rp_hd_heap_t *o = &rp_hd_heaps[i];
+        if (o != h && pthread_mutex_trylock(&o->lock) == 0) {
+            shed_stale_empties(o);
+            pthread_mutex_unlock(&o->lock);
+        }
+    }
+    rp_hd_heap_t *g = global_heap();
+    pthread_mutex_lock(&g->lock);
+    release_excess(g, false);
+    pthread_mutex_unlock(&g->lock);
 }
 
 /* Hoard states the invariant per size class (its theorem holds class by
@@ -418,6 +446,8 @@ void rp_hd_heap_balance(rp_hd_heap_t *h)
     if (h == global_heap())
         return;
     shed_stale_empties(h);
+    if (++h->balances % SWEEP_EVERY == 0)
+        shed_idle_heaps(h);
     while (h->nempty > rp_hd_opt.k_slack && over_slack(h))
         transfer_out(h, h->empty);
     /* A class leaves the dirty set only once it keeps the invariant (or

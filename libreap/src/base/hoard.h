@@ -52,7 +52,8 @@
  * where b = 1.2 (class spacing), f = empty fraction, K = slack superblocks,
  * E = heap_slack (free blocks and empty superblocks a heap keeps before
  * the invariant applies; empties beyond K only while the heap reuses them:
- * unused through a decay period, they go to the global heap),
+ * unused through a decay period, they go to the global heap at its next
+ * balance or another heap's sweep),
  * H = heaps, R = retain_bytes, T = threads, C = sum over classes of
  * max(tcache_bytes, 2 * size for sizes <= 16 KiB) (a bin's list holds up to
  * cap blocks, a refill's piece of never-used blocks included; about
@@ -251,6 +252,7 @@ typedef struct rp_hd_heap {
     rp_hd_sb_t *empty;             /* superblocks with used == 0, any class */
     size_t nempty;
     rp_hd_decay_t decay;           /* stamps of the empties (empty_epoch) */
+    uint32_t balances;             /* rp_hd_heap_balance calls (heap.c's sweep) */
     uint64_t to_global, from_global; /* superblock transfers */
 } __attribute__((aligned(64))) rp_hd_heap_t;
 
