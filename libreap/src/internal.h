@@ -266,6 +266,23 @@ void rp_region_release_all(reap_t *r);
 bool rp_region_heap_ensure(reap_t *r);
 void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size);
 char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c);
+/* Where blocks start in the first chunk: after the reap and its user area
+ * (user_size is stored rounded to RP_GRAIN). */
+static inline char *rp_first_arena(const reap_t *r)
+{
+    return (char *)r + RP_REAP_SIZE + r->user_size;
+}
+/* Nothing allocated since creation or the last reset, so a reset would
+ * change nothing: the frontier at the start of the first arena, no chunk
+ * behind the first (a side chunk leaves the frontier where it was), no
+ * bins, no lost blocks, no large objects.  Every allocation moves the
+ * frontier or adds one of these; a block freed back to the frontier
+ * leaves nothing behind. */
+static inline bool rp_region_untouched(const reap_t *r)
+{
+    return r->bump == rp_first_arena(r) && r->chunk == r->first && r->first->older == NULL &&
+           r->heap == NULL && r->lost == NULL && r->large == NULL;
+}
 void *rp_large_alloc(reap_t *r, size_t n, size_t alignment);
 void rp_large_free(reap_t *r, rp_block_t *b);
 size_t rp_large_usable(const rp_block_t *b);
@@ -302,19 +319,6 @@ static inline void rp_live_sub(reap_t *r, size_t n)
     if (r->live_bytes > r->peak_live_bytes)
         r->peak_live_bytes = r->live_bytes;
     r->live_bytes -= n;
-}
-
-/* Nothing allocated since creation or the last reset, so a reset would
- * change nothing: the frontier at the start of the first chunk's arena
- * (the chunk starts just before the reap, its arena just after the user
- * area), no chunk behind it (a side chunk leaves the frontier where it
- * was), no bins, no lost blocks, no large objects.  Every allocation
- * moves the frontier or adds one of these; a block freed back to the
- * frontier leaves nothing behind. */
-static inline bool rp_region_untouched(const reap_t *r)
-{
-    return r->bump == (const char *)r + RP_REAP_SIZE + r->user_size && r->chunk == r->first &&
-           r->first->older == NULL && r->heap == NULL && r->lost == NULL && r->large == NULL;
 }
 
 /* heap_empty and the inline_limit that mirrors it change together. */

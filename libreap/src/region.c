@@ -32,10 +32,7 @@ typedef struct fence {
 
 char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c)
 {
-    char *a = (char *)c + sizeof(rp_chunk_t);
-    if (c == r->first)
-        a += RP_REAP_SIZE + ((r->user_size + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1));
-    return a;
+    return c == r->first ? rp_first_arena(r) : (char *)c + sizeof(rp_chunk_t);
 }
 
 static void set_frontier(reap_t *r, rp_chunk_t *c)
