@@ -2,8 +2,10 @@
  * test_tcache.c - unit tests of the thread caches' growth
  * (libreap/src/base/tcache.c): a bin that overflows grows its cap out of
  * the thread's budget instead of flushing, the budget bounds what all bins
- * together add, a bin that only runs dry does not grow, and a cache taken
- * over by the next thread starts again from the base caps.
+ * together add, a bin that only runs dry does not grow, a cache taken
+ * over by the next thread starts again from the base caps, and a refill
+ * of never-used blocks is kept as the bin's range and given back whole
+ * when the thread exits.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -174,6 +176,48 @@ static void test_reused_cache_starts_over(void **state)
     assert_int_equal(snap.tc.grow_left, BUDGET);
 }
 
+/* A class no other test uses: the first malloc refills from a fresh
+ * superblock, which has no free list, so the refill takes a piece of
+ * never-used blocks: the bin's range, handed out in address order after
+ * the one returned. */
+#define RANGE_SIZE 96
+#define RANGE_TAKEN 5
+
+static void *range_blocks[RANGE_TAKEN];
+
+static void range_mallocs(snap_t *s)
+{
+    bool ok = true;
+    for (size_t i = 0; i < RANGE_TAKEN; i++)
+        ok = ok && (range_blocks[i] = rp_hoard_malloc(RANGE_SIZE)) != NULL;
+    take_snap(s, ok);
+    for (size_t i = 0; ok && i < RANGE_TAKEN; i++)
+        rp_hoard_free(range_blocks[i]);
+}
+
+static void test_range_given_back(void **state)
+{
+    (void)state;
+    run_in_thread(range_mallocs, &snap);
+    uint32_t c = rp_hd_sc_of(RANGE_SIZE);
+    const rp_hd_bin_t *bin = &snap.tc.bin[c];
+    char *first = range_blocks[0];
+    for (size_t i = 1; i < RANGE_TAKEN; i++)
+        assert_ptr_equal(range_blocks[i], first + i * bin->size);
+    assert_int_equal(bin->count, 0); /* the piece is not on the list */
+    assert_ptr_equal(bin->next, first + RANGE_TAKEN * bin->size);
+    assert_true(bin->end > bin->next); /* blocks left in the range at exit */
+    /* The thread freed what it took and exited: its exit flush gave the
+     * rest of the range back too, so the superblock has no block out. */
+    rp_hd_sb_t *sb = rp_hd_hdr(first);
+    rp_hd_heap_t *h = rp_hd_lock_owner(sb);
+    uint32_t used = sb->used;
+    bool consistent = rp_hd_heap_check(h);
+    pthread_mutex_unlock(&h->lock);
+    assert_int_equal(used, 0);
+    assert_true(consistent);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +225,7 @@ int main(void)
         cmocka_unit_test(test_budget_bounds),
         cmocka_unit_test(test_underflow_keeps),
         cmocka_unit_test(test_reused_cache_starts_over),
+        cmocka_unit_test(test_range_given_back),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

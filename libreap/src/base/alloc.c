@@ -79,18 +79,6 @@ void rp_hd_init(void)
 
 /* ---- small blocks ---------------------------------------------------------------- */
 
-/* The thread-cache pop, shared by malloc's fast path and small_alloc;
- * NULL when the bin is empty (always, in rp_hd_none and `dead'). */
-static inline void *bin_pop(rp_hd_bin_t *bin)
-{
-    void *p = bin->head;
-    if (likely(p != NULL)) {
-        bin->head = *(void **)p;
-        bin->count--;
-    }
-    return p;
-}
-
 __attribute__((noinline)) static void *small_refill(uint32_t cls)
 {
     return rp_hd_tcache_refill(rp_hd_tcache_get(), cls);
@@ -98,7 +86,7 @@ __attribute__((noinline)) static void *small_refill(uint32_t cls)
 
 static inline void *small_alloc(uint32_t cls)
 {
-    void *p = bin_pop(&rp_hd_tls->bin[cls]);
+    void *p = rp_hd_bin_take(&rp_hd_tls->bin[cls]);
     if (likely(p != NULL))
         return p;
     return small_refill(cls);
@@ -197,7 +185,7 @@ __attribute__((noinline)) static void *malloc_slow(size_t size)
 void *rp_hoard_malloc(size_t size)
 {
     if (likely(size <= 1024)) {
-        void *p = bin_pop(&rp_hd_tls->bin[rp_hd_sc_small(size)]);
+        void *p = rp_hd_bin_take(&rp_hd_tls->bin[rp_hd_sc_small(size)]);
         if (likely(p != NULL))
             return p;
     }

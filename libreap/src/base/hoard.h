@@ -55,9 +55,10 @@
  * unused through a decay period, they go to the global heap at its next
  * balance or another heap's sweep),
  * H = heaps, R = retain_bytes, T = threads, C = sum over classes of
- * max(tcache_bytes, 2 * size for sizes <= 16 KiB) (a bin's list holds up to
- * cap blocks, a refill's piece of never-used blocks included; about
- * classes * 8 KiB + 48 KiB), G = tcache_grow (what bins that overflow
+ * 3/2 * max(tcache_bytes, 2 * size for sizes <= 16 KiB) (a bin's list
+ * holds up to cap blocks and its range, what is left of a refill's piece
+ * of never-used blocks, fewer than cap/2 + 1 more; about classes * 12 KiB
+ * + 72 KiB), G = tcache_grow (what bins that overflow
  * may add to their caps, per thread), O = outbox_bytes,
  * L = large_cache_bytes.  Blocks in a thread's cache or outbox count as
  * in use for the heaps, which is why T * (C + G + O) appears.
@@ -309,7 +310,33 @@ typedef struct rp_hd_bin {
     rp_hd_sb_t *run_sb;
     void *run_first;
     uint32_t run_base;
+    uint32_t size;  /* the class's block size */
+    /* The range: never-used blocks from next to end (size apart) taken by
+     * the last refill, handed out in address order once the list is
+     * empty, so a refill writes no link into blocks the program is about
+     * to write anyway.  Not counted in count. */
+    char *next, *end;
 } __attribute__((aligned(64))) rp_hd_bin_t; /* 64 bytes: a bin is found with a shift */
+
+_Static_assert(sizeof(rp_hd_bin_t) == 64, "a bin is one cache line");
+
+/* Takes a block from the list, else from the range; NULL when both are
+ * empty (always, in rp_hd_none and `dead'). */
+static inline void *rp_hd_bin_take(rp_hd_bin_t *bin)
+{
+    void *p = bin->head;
+    if (__builtin_expect(p != NULL, 1)) {
+        bin->head = *(void **)p;
+        bin->count--;
+        return p;
+    }
+    char *q = bin->next;
+    if (q < bin->end) {
+        bin->next = q + bin->size;
+        return q;
+    }
+    return NULL;
+}
 
 /* Pushes block p of superblock sb on bin (count < cap), keeping the run. */
 static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
