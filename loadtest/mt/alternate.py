@@ -23,18 +23,18 @@ import subprocess
 import sys
 import time
 
-LIBDIR = "/usr/lib/x86_64-linux-gnu"
 OTHERS = ("jemalloc", "tcmalloc", "mimalloc")
 
 
 def preload(alloc, build):
-    return {
-        "glibc": "",
-        "jemalloc": f"{LIBDIR}/libjemalloc.so.2",
-        "tcmalloc": f"{LIBDIR}/libtcmalloc_minimal.so.4",
-        "mimalloc": f"{LIBDIR}/libmimalloc.so.2",
-        "reap": f"{build}/libreap/.libs/libreap-malloc.so",
-    }[alloc]
+    """The library to preload for alloc, from loadtest/mt/allocators (run.sh's list too)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "allocators")
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if fields and not fields[0].startswith("#") and fields[0] == alloc:
+                return "" if fields[1] == "-" else fields[1].replace("@BUILD@", build)
+    sys.exit(f"alternate.py: unknown allocator {alloc} (see {path})")
 
 
 def run_once(path, threads, scale, lib):

@@ -22,4 +22,4 @@ loadtest_mt_mstress_SOURCES = loadtest/mt/mstress.c loadtest/mt/bench.h
 loadtest_mt_mstress_CFLAGS = $(MT_CFLAGS)
 loadtest_mt_shbench_SOURCES = loadtest/mt/shbench.c loadtest/mt/bench.h
 loadtest_mt_shbench_CFLAGS = $(MT_CFLAGS)
-EXTRA_DIST += loadtest/mt/run.sh loadtest/mt/alternate.py
+EXTRA_DIST += loadtest/mt/run.sh loadtest/mt/alternate.py loadtest/mt/allocators

@@ -17,23 +17,19 @@ if [ -z "$build" ]; then
     if [ -x ./loadtest/mt/threadtest ]; then build=$PWD; else build=$top/build; fi
 fi
 bin=$build/loadtest/mt
-reaplib=$build/libreap/.libs/libreap-malloc.so
-libdir=/usr/lib/x86_64-linux-gnu
 THREADS=${THREADS:-"1 2 4 8"}
 BENCHES=${BENCHES:-"threadtest larson cache-scratch cache-thrash prodcons mstress shbench"}
 ALLOCS=${ALLOCS:-"glibc jemalloc tcmalloc mimalloc reap"}
 REPS=${REPS:-3}
 SCALE=${SCALE:-1}
 
+# The library to preload for allocator $1, from loadtest/mt/allocators.
 lib_of() {
-    case $1 in
-    glibc) echo "" ;;
-    jemalloc) echo "$libdir/libjemalloc.so.2" ;;
-    tcmalloc) echo "$libdir/libtcmalloc_minimal.so.4" ;;
-    mimalloc) echo "$libdir/libmimalloc.so.2" ;;
-    reap) echo "$reaplib" ;;
-    *) echo "run.sh: unknown allocator $1" >&2; exit 2 ;;
-    esac
+    awk -v name="$1" -v build="$build" '
+        !/^#/ && $1 == name { found = 1; lib = $2; if (lib == "-") lib = ""
+                              sub(/@BUILD@/, build, lib); print lib }
+        END { exit !found }' "$here/allocators" ||
+        { echo "run.sh: unknown allocator $1 (see $here/allocators)" >&2; exit 2; }
 }
 
 for b in $BENCHES; do
