@@ -70,8 +70,8 @@ def main():
     for b in benches:
         if not os.access(os.path.join(build, "loadtest/mt", b), os.X_OK):
             sys.exit(f"alternate.py: {b} is not built in {build}/loadtest/mt")
-    for a in allocs:
-        lib = preload(a, build)
+    libs = {a: preload(a, build) for a in allocs}
+    for a, lib in libs.items():
         if lib and not os.path.exists(lib):
             sys.exit(f"alternate.py: {a}: {lib} missing")
 
@@ -88,7 +88,7 @@ def main():
                 for t in threads:
                     for a in order:
                         s, rss = run_once(os.path.join(build, "loadtest/mt", b), t,
-                                          opt.scale, preload(a, build))
+                                          opt.scale, libs[a])
                         secs.setdefault((b, t, a), []).append(s)
                         csv.write(f"{r + 1},{b},{t},{a},{s:.4f},{rss}\n")
             print(f"round {r + 1}/{opt.rounds} done", file=sys.stderr, flush=True)
