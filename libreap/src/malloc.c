@@ -142,7 +142,7 @@ static void write_stderr(void *arg, const char *text)
 __attribute__((destructor)) static void show_stats(void)
 {
     const char *how = getenv("REAP_SHOW_STATS");
-    if (!how || !*how || strcmp(how, "0") == 0 || !atomic_load(&rp_hd_ready))
+    if (!how || !*how || strcmp(how, "0") == 0 || !atomic_load(&rp_hd_once.ready))
         return;
     rp_hoard_stats_t st;
     rp_hoard_get_stats(&st);

@@ -31,17 +31,17 @@ static void test_large_basic(void **state)
     (void)state;
     size_t sizes[] = {32769, 65536, 100000, 1u << 20, (3u << 20) + 5};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-        uint64_t before = atomic_load(&rp_hd_cnt.large_in_use);
+        uint64_t before = rp_hd_large_in_use();
         char *p = rp_hoard_malloc(sizes[i]);
         assert_non_null(p);
         assert_int_equal((uintptr_t)p % 16, 0);
         rp_hd_sb_t *h = rp_hd_hdr(p);
         assert_int_equal(h->magic, RP_HD_LARGE_MAGIC);
         assert_true(rp_hoard_usable_size(p) >= sizes[i]);
-        assert_true(atomic_load(&rp_hd_cnt.large_in_use) > before);
+        assert_true(rp_hd_large_in_use() > before);
         memset(p, 0x5a, rp_hoard_usable_size(p));
         rp_hoard_free(p);
-        assert_int_equal(atomic_load(&rp_hd_cnt.large_in_use), before);
+        assert_int_equal(rp_hd_large_in_use(), before);
     }
 }
 

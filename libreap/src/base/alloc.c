@@ -31,8 +31,9 @@
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-_Atomic int rp_hd_ready;
-static _Atomic int init_claimed;
+/* Read by every malloc that misses the small fast path: a cache line of
+ * its own, beside nothing another thread writes. */
+rp_hd_once_t rp_hd_once;
 
 /* ---- initialisation and fork --------------------------------------------------- */
 
@@ -59,21 +60,21 @@ static void fork_child(void)
 
 void rp_hd_init(void)
 {
-    if (likely(atomic_load_explicit(&rp_hd_ready, memory_order_acquire)))
+    if (likely(atomic_load_explicit(&rp_hd_once.ready, memory_order_acquire)))
         return;
     int expected = 0;
-    if (atomic_compare_exchange_strong(&init_claimed, &expected, 1)) {
+    if (atomic_compare_exchange_strong(&rp_hd_once.claimed, &expected, 1)) {
         rp_hd_options_init();
         rp_hd_sb_mask = ~(rp_hd_opt.sb_size - 1);
         rp_hd_sc_init(rp_hd_opt.sb_size);
         rp_hd_heaps_init();
         rp_hd_tcache_init();
-        atomic_store_explicit(&rp_hd_ready, 1, memory_order_release);
+        atomic_store_explicit(&rp_hd_once.ready, 1, memory_order_release);
         /* after `ready': registering may itself call malloc */
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         return;
     }
-    while (!atomic_load_explicit(&rp_hd_ready, memory_order_acquire))
+    while (!atomic_load_explicit(&rp_hd_once.ready, memory_order_acquire))
         sched_yield();
 }
 
@@ -180,7 +181,7 @@ __attribute__((noinline)) static void *malloc_slow(size_t size)
 }
 
 /* A thread has a cache with blocks only after rp_hd_init() returned to it
- * (acquire), so a pop needs no check of rp_hd_ready; before, rp_hd_tls is
+ * (acquire), so a pop needs no check of rp_hd_once.ready; before, rp_hd_tls is
  * rp_hd_none, whose bins are empty, whatever class rp_hd_sc_small() says. */
 void *rp_hoard_malloc(size_t size)
 {
@@ -195,7 +196,7 @@ void *rp_hoard_malloc(size_t size)
 void *rp_hoard_malloc_z(size_t size, bool *zeroed)
 {
     *zeroed = false;
-    if (unlikely(!atomic_load_explicit(&rp_hd_ready, memory_order_acquire)))
+    if (unlikely(!atomic_load_explicit(&rp_hd_once.ready, memory_order_acquire)))
         rp_hd_init();
     if (size <= rp_hd_sc_max())
         return small_alloc(rp_hd_sc_of(size));

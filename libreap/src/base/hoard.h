@@ -417,16 +417,24 @@ bool rp_hd_decay_tick(rp_hd_decay_t *d, uint32_t *stale);
 
 /* ---- statistics (stats.c) ------------------------------------------------ */
 
+/* Written only when the allocator maps or unmaps, so no operation that
+ * stays inside the allocator's memory writes a line every thread shares.
+ * A cache line of its own, as is rp_hd_once, which every malloc above
+ * 1 KiB reads. */
 typedef struct rp_hd_counters {
     _Atomic uint64_t mapped;       /* bytes mapped from the OS now */
     _Atomic uint64_t peak_mapped;
     _Atomic uint64_t maps, unmaps; /* mmap and munmap calls */
     _Atomic uint64_t returned;     /* bytes given back to the OS, ever */
-    _Atomic uint64_t large_in_use; /* bytes of live large objects (mappings) */
-    _Atomic uint64_t large_cached; /* bytes in the large cache */
-} rp_hd_counters_t;
+} __attribute__((aligned(64))) rp_hd_counters_t;
 
 extern rp_hd_counters_t rp_hd_cnt;
+
+/* Bytes of the mappings of live large objects, and of the large cache
+ * (large.c: the cache's sums change under its lock, the bytes mapped
+ * with each mmap and munmap; a reader may see them a moment apart). */
+uint64_t rp_hd_large_in_use(void);
+uint64_t rp_hd_large_cached(void);
 
 typedef struct rp_hoard_stats {
     uint64_t in_use;        /* bytes of blocks out (incl. thread caches) and large objects */
@@ -451,7 +459,11 @@ void rp_hoard_stats_print(const rp_hoard_stats_t *st, bool json,
 
 /* Initialises the allocator once; safe to call from any thread, any time. */
 void rp_hd_init(void);
-extern _Atomic int rp_hd_ready;
+typedef struct rp_hd_once {
+    _Atomic int ready;   /* rp_hd_init() has finished */
+    _Atomic int claimed; /* a thread has begun it */
+} __attribute__((aligned(64))) rp_hd_once_t;
+extern rp_hd_once_t rp_hd_once;
 
 /* malloc-like: NULL (errno ENOMEM) on failure; size 0 gives a unique block. */
 void *rp_hoard_malloc(size_t size);

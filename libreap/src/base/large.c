@@ -39,7 +39,6 @@ typedef struct cached {
 
 static pthread_mutex_t large_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP; /* see rp_hd_lock_init */
 static cached_t cache[CACHE_MAX]; /* [0, cache_n): freed mappings */
-static size_t cache_bytes;  /* sum of their span() <= rp_hd_opt.large_cache */
 static uint32_t cache_n;    /* <= CACHE_MAX */
 static rp_hd_decay_t decay;  /* stamps the entries; large_lock */
 
@@ -47,14 +46,39 @@ static rp_hd_decay_t decay;  /* stamps the entries; large_lock */
  * (its loose ragged ends never are). */
 static size_t span(const rp_hd_sb_t *h) { return (size_t)(h->end - (const char *)h); }
 
+/* The statistics, kept without a read-modify-write of a line other threads
+ * share on every large malloc and free: one served by the cache changes
+ * only the cache's two sums (stored under large_lock, read without it by
+ * rp_hoard_get_stats); large_mapped changes with mmap and munmap. */
+static _Atomic size_t cache_bytes;    /* sum of the entries' span() <= rp_hd_opt.large_cache */
+static _Atomic size_t cache_maplen;   /* sum of their map_len */
+static _Atomic uint64_t large_mapped; /* map_len of every large mapping, live or cached */
+
+/* Counts h into the cache (in) or out of it.  large_lock held. */
+static void cache_count(const rp_hd_sb_t *h, bool in)
+{
+    size_t b = atomic_load_explicit(&cache_bytes, memory_order_relaxed);
+    size_t m = atomic_load_explicit(&cache_maplen, memory_order_relaxed);
+    atomic_store_explicit(&cache_bytes, in ? b + span(h) : b - span(h), memory_order_relaxed);
+    atomic_store_explicit(&cache_maplen, in ? m + h->map_len : m - h->map_len, memory_order_relaxed);
+}
+
+uint64_t rp_hd_large_cached(void) { return atomic_load_explicit(&cache_bytes, memory_order_relaxed); }
+
+uint64_t rp_hd_large_in_use(void)
+{
+    uint64_t cached = atomic_load_explicit(&cache_maplen, memory_order_relaxed);
+    uint64_t mapped = atomic_load_explicit(&large_mapped, memory_order_relaxed);
+    return mapped > cached ? mapped - cached : 0;
+}
+
 /* Takes entry i out of the cache, keeping the counts; returns its mapping.
  * large_lock held. */
 static rp_hd_sb_t *cache_remove(uint32_t i)
 {
     rp_hd_sb_t *h = cache[i].h;
     cache[i] = cache[--cache_n];
-    cache_bytes -= span(h);
-    atomic_fetch_sub_explicit(&rp_hd_cnt.large_cached, span(h), memory_order_relaxed);
+    cache_count(h, false);
     return h;
 }
 
@@ -80,6 +104,7 @@ static void unmap_all(rp_hd_sb_t **list, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         list[i]->magic = 0;
+        atomic_fetch_sub_explicit(&large_mapped, list[i]->map_len, memory_order_relaxed);
         rp_hd_os_unmap(list[i]->map_base, list[i]->map_len);
     }
 }
@@ -123,11 +148,10 @@ static bool cache_put(rp_hd_sb_t *h)
     rp_hd_sb_t *expired[CACHE_MAX];
     pthread_mutex_lock(&large_lock);
     uint32_t nexp = cache_expire(expired);
-    if (cache_n < CACHE_MAX && cache_bytes + span(h) <= rp_hd_opt.large_cache) {
+    if (cache_n < CACHE_MAX && rp_hd_large_cached() + span(h) <= rp_hd_opt.large_cache) {
         cache[cache_n++] = (cached_t){h->usable, h, decay.epoch};
-        cache_bytes += span(h);
+        cache_count(h, true);
         kept = true;
-        atomic_fetch_add_explicit(&rp_hd_cnt.large_cached, span(h), memory_order_relaxed);
     }
     pthread_mutex_unlock(&large_lock);
     unmap_all(expired, nexp);
@@ -141,7 +165,6 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
     if (align <= default_off()) {
         rp_hd_sb_t *h = cache_take(size);
         if (h) {
-            atomic_fetch_add_explicit(&rp_hd_cnt.large_in_use, h->map_len, memory_order_relaxed);
             *fresh = false;
             return (char *)h + default_off();
         }
@@ -163,14 +186,13 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
     h->map_len = map_len;
     h->usable = len - off;
     h->end = base + len;
-    atomic_fetch_add_explicit(&rp_hd_cnt.large_in_use, h->map_len, memory_order_relaxed);
+    atomic_fetch_add_explicit(&large_mapped, h->map_len, memory_order_relaxed);
     *fresh = true;
     return base + off;
 }
 
 void rp_hd_large_free(rp_hd_sb_t *h)
 {
-    atomic_fetch_sub_explicit(&rp_hd_cnt.large_in_use, h->map_len, memory_order_relaxed);
     bool default_aligned = h->end - h->usable == (char *)h + default_off();
     if (!(default_aligned && cache_put(h)))
         unmap_all(&h, 1);

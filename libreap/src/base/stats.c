@@ -34,13 +34,13 @@ void rp_hoard_get_stats(rp_hoard_stats_t *out)
         pthread_mutex_unlock(&h->lock);
     }
     out->nheaps = rp_hd_nheaps + 1;
-    out->in_use += atomic_load(&rp_hd_cnt.large_in_use);
+    out->in_use += rp_hd_large_in_use();
     out->held = atomic_load(&rp_hd_cnt.mapped);
     out->peak_held = atomic_load(&rp_hd_cnt.peak_mapped);
     out->os_maps = atomic_load(&rp_hd_cnt.maps);
     out->os_unmaps = atomic_load(&rp_hd_cnt.unmaps);
     out->returned = atomic_load(&rp_hd_cnt.returned);
-    out->large_cached = atomic_load(&rp_hd_cnt.large_cached);
+    out->large_cached = rp_hd_large_cached();
 }
 
 #define FIELDS(X)                                  \
