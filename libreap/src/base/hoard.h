@@ -154,19 +154,21 @@ static inline uint32_t rp_hd_sc_of(size_t size)
 struct rp_hd_heap;
 
 typedef struct rp_hd_sb {
+    /* First cache line: everything free() reads (magic, interior, owner,
+     * cls), so its common path misses on one header line, not two. */
     uint32_t magic;                      /* RP_HD_SB_MAGIC or RP_HD_LARGE_MAGIC */
     uint32_t cls;                        /* size class; blocks are size bytes */
     _Atomic(struct rp_hd_heap *) owner;  /* see lock order above; NULL for large */
+    _Atomic uint8_t interior;            /* an aligned alloc handed out an interior pointer */
+    uint8_t group;                       /* fullness group it is listed in */
+    uint32_t size;                       /* block size (superblocks) */
     struct rp_hd_sb *prev, *next;        /* in owner's group or empty list */
     void *free;                          /* LIFO list of returned blocks */
     char *bump;                          /* first never-used block */
     char *end;                           /* end of the last whole block; large: of the object */
-    uint32_t size;                       /* block size (superblocks) */
     uint32_t used;                       /* blocks out: program, tcache or outbox */
     uint32_t nblocks;                    /* used <= nblocks */
-    uint8_t group;                       /* fullness group it is listed in */
     uint32_t empty_epoch;                /* decay period of its heap it became empty in */
-    _Atomic uint8_t interior;            /* an aligned alloc handed out an interior pointer */
     /* large objects only */
     char *map_base;                      /* start of the mapping (before the header when
                                           * the mapping was aligned loosely) */
@@ -175,6 +177,9 @@ typedef struct rp_hd_sb {
 } rp_hd_sb_t;
 
 _Static_assert(sizeof(rp_hd_sb_t) <= RP_HD_HDR, "superblock header too big");
+_Static_assert(offsetof(rp_hd_sb_t, interior) < 64 && offsetof(rp_hd_sb_t, cls) < 64 &&
+                   offsetof(rp_hd_sb_t, owner) < 64,
+               "free()'s fields in the header's first line");
 
 extern size_t rp_hd_sb_mask; /* ~(S - 1) */
 
