@@ -3,9 +3,10 @@
  * (libreap/src/base/tcache.c): a bin that overflows grows its cap out of
  * the thread's budget instead of flushing, the budget bounds what all bins
  * together add, a bin that only runs dry does not grow, a cache taken
- * over by the next thread starts again from the base caps, and a refill
+ * over by the next thread starts again from the base caps, a refill
  * of never-used blocks is kept as the bin's range and given back whole
- * when the thread exits.
+ * when the thread exits, and a bin's run breaks and starts again as
+ * rp_hd_bin_push says.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -218,6 +219,47 @@ static void test_range_given_back(void **state)
     assert_true(consistent);
 }
 
+/* The run (hoard.h): frees of one superblock extend it; a free of
+ * another after a short run breaks it for good (no restart, and so no
+ * mispredicted branch, on every free of a random pattern), until the list
+ * empties; after a long run (frees in address order crossing into the
+ * next superblock) a new run starts at once.  Fake superblocks: the push
+ * only compares them. */
+static void test_run_breaks_and_restarts(void **state)
+{
+    (void)state;
+    static void *blocks[64][2];
+    static char sbs[3];
+    rp_hd_sb_t *sb1 = (rp_hd_sb_t *)&sbs[0], *sb2 = (rp_hd_sb_t *)&sbs[1], *sb3 = (rp_hd_sb_t *)&sbs[2];
+    rp_hd_bin_t bin = {.cap = 64};
+    size_t b = 0;
+    for (int i = 0; i < 3; i++)
+        rp_hd_bin_push(&bin, sb1, blocks[b++]);
+    assert_ptr_equal(bin.run_sb, sb1);
+    assert_int_equal(bin.run_base, 0);
+    assert_ptr_equal(bin.run_first, blocks[0]);
+    rp_hd_bin_push(&bin, sb2, blocks[b++]); /* a short run: broken */
+    assert_ptr_equal(bin.run_sb, RP_HD_RUN_BROKEN);
+    for (int i = 0; i < 4; i++)
+        rp_hd_bin_push(&bin, i % 2 ? sb1 : sb2, blocks[b++]);
+    assert_ptr_equal(bin.run_sb, RP_HD_RUN_BROKEN);
+    assert_int_equal(bin.count, 8);
+    while (bin.count > 0)
+        assert_non_null(rp_hd_bin_take(&bin));
+    rp_hd_bin_push(&bin, sb2, blocks[b++]); /* the list emptied: a new run */
+    assert_ptr_equal(bin.run_sb, sb2);
+    assert_int_equal(bin.run_base, 0);
+    for (int i = 1; i < RP_HD_RUN_LONG; i++)
+        rp_hd_bin_push(&bin, sb2, blocks[b++]);
+    assert_ptr_equal(bin.run_sb, sb2);
+    rp_hd_bin_push(&bin, sb3, blocks[b]); /* after a long run: the next starts */
+    assert_ptr_equal(bin.run_sb, sb3);
+    assert_int_equal(bin.run_base, RP_HD_RUN_LONG);
+    assert_ptr_equal(bin.run_first, blocks[b]);
+    assert_ptr_equal(bin.head, blocks[b]);
+    assert_int_equal(bin.count, RP_HD_RUN_LONG + 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +268,7 @@ int main(void)
         cmocka_unit_test(test_underflow_keeps),
         cmocka_unit_test(test_reused_cache_starts_over),
         cmocka_unit_test(test_range_given_back),
+        cmocka_unit_test(test_run_breaks_and_restarts),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -307,11 +307,12 @@ typedef struct rp_hd_bin {
     uint32_t count; /* blocks on the list, count <= cap */
     uint32_t cap;   /* blocks kept: tcache_bytes / size (0 when disabled),
                      * grown by rp_hd_tcache_overflow */
-    /* The run: when run_sb != NULL and count > run_base, the blocks at list
-     * positions run_base..count-1 (counted from the bottom; the newest
-     * count - run_base blocks) all belong to run_sb, and run_first, the
-     * deepest of them, is at position run_base.  Kept by frees (one
-     * compare); pops leave it true; other pushes set run_sb = NULL. */
+    /* The run: when run_sb is a superblock (not NULL or RP_HD_RUN_BROKEN)
+     * and count > run_base, the blocks at list positions run_base..count-1
+     * (counted from the bottom; the newest count - run_base blocks) all
+     * belong to run_sb, and run_first, the deepest of them, is at position
+     * run_base.  Kept by frees (rp_hd_bin_push); pops leave it true;
+     * refills and flushes that walk the list set run_sb = NULL. */
     rp_hd_sb_t *run_sb;
     void *run_first;
     uint32_t run_base;
@@ -343,15 +344,44 @@ static inline void *rp_hd_bin_take(rp_hd_bin_t *bin)
     return NULL;
 }
 
-/* Pushes block p of superblock sb on bin (count < cap), keeping the run. */
-static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
+/* run_sb of a bin whose run a free of another superblock broke (with
+ * run_base 0): no run until the list empties, or a refill or flush
+ * starts afresh (run_sb NULL). */
+#define RP_HD_RUN_BROKEN ((rp_hd_sb_t *)1)
+
+/* A push that does not continue the run: starts one at position n when
+ * the old one is gone (the list fell to its base, or there was none) or
+ * was long (frees in address order crossing into the next superblock),
+ * else marks the bin broken. */
+#define RP_HD_RUN_LONG 8
+static inline void rp_hd_bin_run_turn(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p, uint32_t n)
 {
-    uint32_t n = bin->count;
-    if (__builtin_expect(sb != bin->run_sb || n <= bin->run_base, 0)) {
+    if (n <= bin->run_base || bin->run_sb == NULL ||
+        (bin->run_sb != RP_HD_RUN_BROKEN && n - bin->run_base >= RP_HD_RUN_LONG)) {
         bin->run_sb = sb;
         bin->run_base = n;
         bin->run_first = p;
+    } else {
+        bin->run_sb = RP_HD_RUN_BROKEN;
+        bin->run_base = 0;
     }
+}
+
+/* Pushes block p of superblock sb on bin (count < cap), keeping the run.
+ * A broken run stays broken until the list empties or the bin is
+ * refilled or flushed, so the branch is predictable both where frees
+ * come in runs (threadtest, whose flushes give a run back in O(1)) and
+ * where a class's live blocks sit in a few superblocks, so that whether a
+ * free continues the run is a coin toss (mstress, larson).  Restarting
+ * the run on every such free mispredicted this branch on 60% of frees
+ * (cachegrind, random frees of 10,000 live blocks of 8-264 bytes); that
+ * loop took 0.29 s with it, 0.26 s with this (0.22 s with no run kept). */
+static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
+{
+    uint32_t n = bin->count;
+    rp_hd_sb_t *r = bin->run_sb;
+    if (__builtin_expect((r != sb && r != RP_HD_RUN_BROKEN) || n <= bin->run_base, 0))
+        rp_hd_bin_run_turn(bin, sb, p, n);
     *(void **)p = bin->head;
     bin->head = p;
     bin->count = n + 1;

@@ -315,7 +315,8 @@ static void give_list(void *list)
 static bool give_run(rp_hd_heap_t *h, rp_hd_bin_t *bin, uint32_t keep)
 {
     rp_hd_sb_t *sb = bin->run_sb;
-    if (!sb || bin->count <= bin->run_base || bin->count - bin->run_base < bin->count - keep ||
+    if (!sb || sb == RP_HD_RUN_BROKEN || bin->count <= bin->run_base ||
+        bin->count - bin->run_base < bin->count - keep ||
         atomic_load_explicit(&sb->owner, memory_order_relaxed) != h)
         return false;
     void *rest = *(void **)bin->run_first; /* give_chain relinks run_first */
@@ -340,6 +341,7 @@ void rp_hd_tcache_flush_bin(rp_hd_tcache_t *tc, uint32_t cls, uint32_t keep)
     if (!give_run(h, bin, keep)) {
         bin->head = give_owned(h, bin->head, bin->count - keep, &other);
         bin->count = keep;
+        bin->run_sb = NULL; /* the next free starts a run */
     }
     rp_hd_heap_balance(h);
     pthread_mutex_unlock(&h->lock);
