@@ -1,34 +1,63 @@
 /*
  * env.c - reading REAP_* tunables from the environment (see env.h).
  */
+#include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "env.h"
 
-/* Parse "123", "64k", "1m"; false when it is not such a number. */
+/* Parses "123", "64k", "1m", "2g"; false when it is not such a number or
+ * does not fit in a size_t. */
 static bool parse_size(const char *s, size_t *out)
 {
     char *end;
+    if (*s < '0' || *s > '9') /* strtoull would take "-1" and " 1" */
+        return false;
+    errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (end == s)
+    if (errno == ERANGE)
         return false;
+    unsigned shift = 0;
     if (*end == 'k' || *end == 'K')
-        v <<= 10, end++;
+        shift = 10, end++;
     else if (*end == 'm' || *end == 'M')
-        v <<= 20, end++;
-    if (*end != '\0')
+        shift = 20, end++;
+    else if (*end == 'g' || *end == 'G')
+        shift = 30, end++;
+    if (*end != '\0' || v > (SIZE_MAX >> shift))
         return false;
-    *out = (size_t)v;
+    *out = (size_t)v << shift;
     return true;
+}
+
+/* One line on stderr, without allocating (this may run inside the first
+ * malloc of a program). */
+static void warn_ignored(const rp_env_option_t *o, const char *s, bool parsed)
+{
+    char msg[256];
+    int n = parsed ? snprintf(msg, sizeof msg, "reap: ignoring %s=%.40s: not in %zu..%zu\n", o->env, s,
+                              o->min, o->max)
+                   : snprintf(msg, sizeof msg, "reap: ignoring %s=%.40s: not a size (123, 64k, 1m, 2g)\n",
+                              o->env, s);
+    if (n > 0)
+        (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 }
 
 void rp_env_read(const rp_env_option_t *opts, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         const char *s = getenv(opts[i].env);
+        if (!s)
+            continue;
         size_t v;
-        if (s && parse_size(s, &v) && v >= opts[i].min && v <= opts[i].max)
+        bool parsed = parse_size(s, &v);
+        if (parsed && v >= opts[i].min && v <= opts[i].max)
             *opts[i].value = v;
+        else
+            warn_ignored(&opts[i], s, parsed);
     }
 }

@@ -14,10 +14,12 @@
 typedef struct rp_env_option {
     const char *env; /* REAP_* variable */
     size_t *value;   /* holds the default; overwritten by a valid setting */
-    size_t min, max; /* a setting outside keeps the default */
+    size_t min, max; /* a setting outside keeps the default (and is reported) */
 } rp_env_option_t;
 
-/* Sizes take k or m suffixes ("64k"); malformed values keep the default. */
+/* Sizes take k, m or g suffixes ("64k"); a malformed or out-of-range
+ * value keeps the default and is reported on stderr (one line naming the
+ * variable). */
 void rp_env_read(const rp_env_option_t *opts, size_t n);
 
 #endif /* RP_ENV_H */

@@ -2,9 +2,10 @@
  * options.c - libreap's tunables, in one table.
  *
  * Every number a reap's behaviour depends on lives here with its default,
- * and each can be overridden from the environment (REAP_FIRST_CHUNK=16384,
- * sizes accept k/m suffixes).  rp_options_init() reads them once, on the
- * first reap_create(); out-of-range values keep the default.
+ * and each can be overridden from the environment (REAP_FIRST_CHUNK=16384;
+ * sizes accept k, m and g suffixes).  rp_options_init() reads them once,
+ * on the first reap_create(); malformed or out-of-range values keep the
+ * default and are reported on stderr.
  */
 #include "base.h"
 #include "env.h"

@@ -45,7 +45,7 @@ EXCLUDE_PROGRAMS='^tests/apr/|^apr-patch/'
 # touch.  test_leaheap and test_region read block headers of freed and
 # large objects themselves (white-box checks), which the annotations hide
 # from the program on purpose, so memcheck rightly reports those reads.
-VALGRIND_TESTS='tests/unit/test_reap tests/unit/test_alloc tests/unit/test_stats
+VALGRIND_TESTS='tests/unit/test_reap tests/unit/test_alloc tests/unit/test_stats tests/unit/test_env
 tests/integration/test_api tests/integration/test_model
 tests/integration/test_misuse tests/integration/test_walk tests/bc/test_api'
 

@@ -3,11 +3,13 @@
  *
  * Every number the Hoard-style allocator's behaviour depends on lives here
  * with its default, overridable from the environment (REAP_SUPERBLOCK=256k,
- * sizes accept k/m suffixes).  rp_hd_options_init() reads them once, from
- * rp_hd_init(), before any superblock exists; it must not allocate, since
- * it may run inside the first malloc of a program.  Out-of-range values
- * keep the default.
+ * sizes accept k, m and g suffixes).  rp_hd_options_init() reads them once,
+ * from rp_hd_init(), before any superblock exists; it must not allocate,
+ * since it may run inside the first malloc of a program.  Malformed or
+ * out-of-range values keep the default and are reported on stderr.
  */
+#include <unistd.h>
+
 #include "../env.h"
 #include "hoard.h"
 
@@ -47,8 +49,11 @@ void rp_hd_options_init(void)
 {
     rp_env_read(options, sizeof options / sizeof options[0]);
     /* S must be a power of two: superblocks are found by masking. */
-    if (rp_hd_opt.sb_size & (rp_hd_opt.sb_size - 1))
+    if (rp_hd_opt.sb_size & (rp_hd_opt.sb_size - 1)) {
+        static const char msg[] = "reap: ignoring REAP_SUPERBLOCK: not a power of two\n";
+        (void)!write(2, msg, sizeof msg - 1);
         rp_hd_opt.sb_size = 64u << 10;
+    }
     if (rp_hd_opt.retain_max < rp_hd_opt.retain_bytes)
         rp_hd_opt.retain_max = rp_hd_opt.retain_bytes;
 }
