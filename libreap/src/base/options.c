@@ -24,7 +24,7 @@ rp_hd_options_t rp_hd_opt = {
     .decay_ms = 50,             /* other empties go back after 50-100 ms */
     .tcache_bytes = 8u << 10,   /* per thread and class */
     .outbox_bytes = 16u << 10,  /* remote frees batched per thread */
-    .tcache_grow = 256u << 10,  /* per thread */
+    .tcache_grow = 2u << 20,    /* per thread: see README, "Bins that grow" */
     .large_cache = 32u << 20,   /* freed large mappings kept (at most 128) */
     .batch = 8,                 /* superblocks per mmap */
 };
