@@ -380,7 +380,9 @@ static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
 {
     uint32_t n = bin->count;
     rp_hd_sb_t *r = bin->run_sb;
-    if (__builtin_expect((r != sb && r != RP_HD_RUN_BROKEN) || n <= bin->run_base, 0))
+    /* & and |, not && and ||: three short-circuit branches here made
+     * larson 4-10% slower at 8 threads (alike in three code alignments) */
+    if (__builtin_expect(((r != sb) & (r != RP_HD_RUN_BROKEN)) | (n <= bin->run_base), 0))
         rp_hd_bin_run_turn(bin, sb, p, n);
     *(void **)p = bin->head;
     bin->head = p;
