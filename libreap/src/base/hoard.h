@@ -372,10 +372,11 @@ static inline void rp_hd_bin_run_turn(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p,
  * refilled or flushed, so the branch is predictable both where frees
  * come in runs (threadtest, whose flushes give a run back in O(1)) and
  * where a class's live blocks sit in a few superblocks, so that whether a
- * free continues the run is a coin toss (mstress, larson).  Restarting
+ * free continues the run is a coin toss (mstress).  Restarting
  * the run on every such free mispredicted this branch on 60% of frees
  * (cachegrind, random frees of 10,000 live blocks of 8-264 bytes); that
- * loop took 0.29 s with it, 0.26 s with this (0.22 s with no run kept). */
+ * loop took 0.29-0.32 s with it, 0.22-0.25 s with this (0.22 s with no
+ * run kept at all, but then threadtest's flushes walk its lists). */
 static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
 {
     uint32_t n = bin->count;
