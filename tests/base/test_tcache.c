@@ -1,8 +1,9 @@
 /*
  * test_tcache.c - unit tests of the thread caches' growth
  * (libreap/src/base/tcache.c): a bin that overflows grows its cap out of
- * the thread's budget instead of flushing, the budget bounds what all bins
- * together add, a bin that only runs dry does not grow, a cache taken
+ * the thread's budget instead of flushing, once per overflow that follows
+ * a refill; the budget bounds what all bins together add, a bin that
+ * only runs dry does not grow, a cache taken
  * over by the next thread starts again from the base caps, a refill
  * of never-used blocks is kept as the bin's range and given back whole
  * when the thread exits, and a bin's run breaks and starts again as
@@ -115,6 +116,32 @@ static void test_overflow_grows(void **state)
     uint32_t c = rp_hd_sc_of(4096);
     assert_true(snap.tc.bin[c].cap > base_cap(c));
     assert_true(snap.tc.bin[c].count > base_cap(c));
+    assert_int_equal(grown_bytes(&snap.tc) + snap.tc.grow_left, BUDGET);
+}
+
+/* A bin grows once per overflow that follows a refill: 40 frees after
+ * 40 mallocs of 4 KiB double its cap once, not at each of the overflows
+ * (a thread that only frees a class, a consumer, would keep what its
+ * heap's other threads are about to allocate); a second round doubles it
+ * again. */
+static uint32_t caps_seen[2];
+
+static void two_rounds(snap_t *s)
+{
+    bool ok = churn(4096, 40);
+    caps_seen[0] = rp_hd_tls->bin[rp_hd_sc_of(4096)].cap;
+    ok = ok && churn(4096, 40);
+    caps_seen[1] = rp_hd_tls->bin[rp_hd_sc_of(4096)].cap;
+    take_snap(s, ok);
+}
+
+static void test_grows_once_per_refill(void **state)
+{
+    (void)state;
+    run_in_thread(two_rounds, &snap);
+    uint32_t c = rp_hd_sc_of(4096);
+    assert_int_equal(caps_seen[0], 2 * base_cap(c));
+    assert_int_equal(caps_seen[1], 4 * base_cap(c));
     assert_int_equal(grown_bytes(&snap.tc) + snap.tc.grow_left, BUDGET);
 }
 
@@ -264,6 +291,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overflow_grows),
+        cmocka_unit_test(test_grows_once_per_refill),
         cmocka_unit_test(test_budget_bounds),
         cmocka_unit_test(test_underflow_keeps),
         cmocka_unit_test(test_reused_cache_starts_over),

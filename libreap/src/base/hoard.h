@@ -322,6 +322,7 @@ typedef struct rp_hd_bin {
      * empty, so a refill writes no link into blocks the program is about
      * to write anyway.  Not counted in count. */
     char *next, *end;
+    uint32_t dry;   /* refilled since it last overflowed: may grow (tcache.c) */
 } __attribute__((aligned(64))) rp_hd_bin_t; /* 64 bytes: a bin is found with a shift */
 
 _Static_assert(sizeof(rp_hd_bin_t) == 64, "a bin is one cache line");

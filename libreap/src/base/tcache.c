@@ -160,6 +160,7 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
     if (range > 0) {
         bin->next = start + bin->size;
         bin->end = start + range * bin->size;
+        bin->dry = 1;
         return start;
     }
     if (got == 0) {
@@ -170,6 +171,7 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
         bin->head = *(void **)chain;
         bin->count = (uint32_t)(got - 1);
         bin->run_sb = NULL;
+        bin->dry = 1;
     }
     return chain;
 }
@@ -357,14 +359,20 @@ void rp_hd_tcache_flush_bin(rp_hd_tcache_t *tc, uint32_t cls, uint32_t keep)
  * lock nearly every time.  So a bin that overflows grows first, doubling,
  * out of a per-thread budget (tcache_grow bytes), and is flushed only when
  * the budget is spent or its cap is RP_HD_CAP_MAX (shbench 8-12% faster,
- * mstress 2-5%: see README).  Only overflows grow a bin: a thread filling
- * its working set underflows every class it touches, and growing then
- * spent the budget on classes that never overflow again.  Caps never
- * shrink: the budget bounds what the thread can keep (hoard.h). */
+ * mstress 2-5%: see README).  Only a bin that both runs dry and overflows
+ * grows, once per overflow after a refill: a thread filling its working
+ * set underflows every class it touches, and growing then spent the
+ * budget on classes that never overflow again; a thread that only frees
+ * a class (a consumer) overflows it again and again, and growing then
+ * kept what its heap's other threads were about to allocate (prodcons's
+ * blowup reached 1.54 with a 2 MiB budget).  Caps never shrink: the
+ * budget bounds what the thread can keep (hoard.h). */
 void rp_hd_tcache_overflow(rp_hd_tcache_t *tc, uint32_t cls)
 {
     rp_hd_bin_t *bin = &tc->bin[cls];
-    if (tc->grow_left && grow_cap(tc, bin, rp_hd_sc.size[cls]))
+    bool dry = bin->dry;
+    bin->dry = 0;
+    if (dry && tc->grow_left && grow_cap(tc, bin, rp_hd_sc.size[cls]))
         return;
     rp_hd_tcache_flush_bin(tc, cls, bin->cap / 2);
 }
