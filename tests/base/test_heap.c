@@ -195,6 +195,45 @@ static void test_take_range(void **state)
     assert_int_equal(h->u, u);
 }
 
+/* A piece given back whole: the superblock's last carve moves its bump
+ * pointer back and writes no block; an earlier piece, with another carved
+ * after it, goes onto the free list.  The heap stays consistent. */
+static void test_give_range(void **state)
+{
+    (void)state;
+    rp_hd_heap_t *h = &rp_hd_heaps[3];
+    uint32_t cls = rp_hd_sc_of(80);
+    size_t size = rp_hd_sc.size[cls];
+    char *a = NULL, *b = NULL;
+    pthread_mutex_lock(&h->lock);
+    size_t u = h->u;
+    assert_int_equal(rp_hd_heap_take_range(h, cls, 6, &a), 6);
+    assert_int_equal(rp_hd_heap_take_range(h, cls, 4, &b), 4);
+    rp_hd_sb_t *sb = rp_hd_hdr(a);
+    assert_ptr_equal(rp_hd_hdr(b), sb);
+    assert_ptr_equal(b, a + 6 * size);
+    assert_ptr_equal(sb->bump, b + 4 * size);
+    for (int i = 0; i < 4; i++)
+        *(uintptr_t *)(b + i * size) = 0x5a5a5a5a;
+    rp_hd_heap_give_range(h, sb, b, b + 4 * size); /* the last carve */
+    assert_ptr_equal(sb->bump, b);
+    assert_null(sb->free);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(*(uintptr_t *)(b + i * size), 0x5a5a5a5a); /* not written */
+    assert_int_equal(h->u, u + 6 * size);
+    assert_true(rp_hd_heap_check(h));
+    assert_int_equal(rp_hd_heap_take_range(h, cls, 2, &b), 2); /* a carve after a */
+    rp_hd_heap_give_range(h, sb, a, a + 6 * size);
+    assert_ptr_equal(sb->free, a); /* linked in address order onto the list */
+    assert_ptr_equal(*(void **)(a + 5 * size), NULL);
+    assert_int_equal(sb->used, 2);
+    assert_true(rp_hd_heap_check(h));
+    rp_hd_heap_give_range(h, sb, b, b + 2 * size);
+    assert_int_equal(h->u, u);
+    assert_true(rp_hd_heap_check(h));
+    pthread_mutex_unlock(&h->lock);
+}
+
 /* Takes n blocks of class cls from h into a[] and gives them all back. */
 static void take_and_give(rp_hd_heap_t *h, uint32_t cls, void **a, size_t n)
 {
@@ -327,6 +366,7 @@ int main(void)
         cmocka_unit_test(test_global_reuse),
         cmocka_unit_test(test_free_to_owner),
         cmocka_unit_test(test_take_range),
+        cmocka_unit_test(test_give_range),
         cmocka_unit_test(test_heap_slack),
         cmocka_unit_test(test_idle_heap_swept),
     };

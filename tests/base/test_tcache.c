@@ -207,7 +207,9 @@ static void test_reused_cache_starts_over(void **state)
 /* A class no other test uses: the first malloc refills from a fresh
  * superblock, which has no free list, so the refill takes a piece of
  * never-used blocks: the bin's range, handed out in address order after
- * the one returned. */
+ * the one returned, and given back whole at the thread's exit.  The
+ * thread keeps its first block, so the superblock does not empty (and
+ * reset) before the test looks at it. */
 #define RANGE_SIZE 96
 #define RANGE_TAKEN 5
 
@@ -219,7 +221,7 @@ static void range_mallocs(snap_t *s)
     for (size_t i = 0; i < RANGE_TAKEN; i++)
         ok = ok && (range_blocks[i] = rp_hoard_malloc(RANGE_SIZE)) != NULL;
     take_snap(s, ok);
-    for (size_t i = 0; ok && i < RANGE_TAKEN; i++)
+    for (size_t i = 1; ok && i < RANGE_TAKEN; i++)
         rp_hoard_free(range_blocks[i]);
 }
 
@@ -235,12 +237,23 @@ static void test_range_given_back(void **state)
     assert_int_equal(bin->count, 0); /* the piece is not on the list */
     assert_ptr_equal(bin->next, first + RANGE_TAKEN * bin->size);
     assert_true(bin->end > bin->next); /* blocks left in the range at exit */
-    /* The thread freed what it took and exited: its exit flush gave the
-     * rest of the range back too, so the superblock has no block out. */
+    /* The thread exited: its exit flush gave back the four blocks it
+     * freed and the rest of the range, the range whole (the superblock's
+     * last carve, so its bump moved back over it and no link was written
+     * into its never-used blocks).  Only the kept block is out. */
     rp_hd_sb_t *sb = rp_hd_hdr(first);
     rp_hd_heap_t *h = rp_hd_lock_owner(sb);
     uint32_t used = sb->used;
+    char *bump = sb->bump;
     bool consistent = rp_hd_heap_check(h);
+    pthread_mutex_unlock(&h->lock);
+    assert_int_equal(used, 1);
+    assert_ptr_equal(bump, bin->next);
+    assert_true(consistent);
+    rp_hd_free_locked(sb, first);
+    h = rp_hd_lock_owner(sb);
+    used = sb->used;
+    consistent = rp_hd_heap_check(h);
     pthread_mutex_unlock(&h->lock);
     assert_int_equal(used, 0);
     assert_true(consistent);

@@ -332,11 +332,9 @@ size_t rp_hd_heap_take_range(rp_hd_heap_t *h, uint32_t cls, size_t n, char **sta
 
 /* ---- free ------------------------------------------------------------------ */
 
-void rp_hd_heap_give_chain(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *head, void *tail, uint32_t n)
+/* Counts n blocks of sb (unfiled) as given back and files it again. */
+static void gave(rp_hd_heap_t *h, rp_hd_sb_t *sb, uint32_t n)
 {
-    unfile_sb(h, sb);
-    *(void **)tail = sb->free;
-    sb->free = head;
     sb->used -= n;
     count_use(h, sb, -(long)n);
     h->dirty |= (uint64_t)1 << sb->cls;
@@ -345,6 +343,32 @@ void rp_hd_heap_give_chain(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *head, void *ta
     file_sb(h, sb); /* to the front of its group: Hoard's move-to-front */
     if (sb->used == 0 && h == global_heap())
         release_excess(h, false);
+}
+
+void rp_hd_heap_give_chain(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *head, void *tail, uint32_t n)
+{
+    unfile_sb(h, sb);
+    *(void **)tail = sb->free;
+    sb->free = head;
+    gave(h, sb, n);
+}
+
+void rp_hd_heap_give_range(rp_hd_heap_t *h, rp_hd_sb_t *sb, char *start, char *end)
+{
+    uint32_t n = (uint32_t)((size_t)(end - start) / sb->size);
+    if (n == 0)
+        return;
+    unfile_sb(h, sb);
+    if (sb->bump == end) { /* the superblock's last carve: bump back over it */
+        sb->bump = start;
+    } else {
+        char *last = end - sb->size;
+        for (char *p = start; p < last; p += sb->size)
+            *(void **)p = p + sb->size;
+        *(void **)last = sb->free;
+        sb->free = start;
+    }
+    gave(h, sb, n);
 }
 
 void rp_hd_heap_give(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *p)

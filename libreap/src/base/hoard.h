@@ -287,6 +287,11 @@ size_t rp_hd_heap_take_range(rp_hd_heap_t *h, uint32_t cls, size_t n, char **sta
 void rp_hd_heap_give(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *p);
 /* The same for n blocks of sb linked from head to tail. */
 void rp_hd_heap_give_chain(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *head, void *tail, uint32_t n);
+/* The same for the never-used blocks from start to end of sb, a piece
+ * rp_hd_heap_take_range handed out: when nothing was carved from sb after
+ * it, its bump pointer moves back over it and no block is written;
+ * otherwise the blocks are linked onto its free list. */
+void rp_hd_heap_give_range(rp_hd_heap_t *h, rp_hd_sb_t *sb, char *start, char *end);
 /* Restores Hoard's emptiness invariant on h (locked) by moving mostly
  * empty superblocks to the global heap. */
 void rp_hd_heap_balance(rp_hd_heap_t *h);

@@ -400,12 +400,26 @@ void rp_hd_tcache_free_remote(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
         flush_outbox(tc);
 }
 
+/* Gives a bin's range back whole to its superblock's owner (which may no
+ * longer be this thread's heap): usually the superblock's last carve, so
+ * its bump pointer just moves back, and the never-used blocks, perhaps on
+ * pages never touched, stay unwritten. */
+static void give_range(rp_hd_bin_t *bin)
+{
+    if (bin->next >= bin->end)
+        return;
+    rp_hd_sb_t *sb = rp_hd_hdr(bin->next);
+    rp_hd_heap_t *h = rp_hd_lock_owner(sb);
+    rp_hd_heap_give_range(h, sb, bin->next, bin->end);
+    rp_hd_heap_balance(h);
+    pthread_mutex_unlock(&h->lock);
+    bin->next = bin->end;
+}
+
 void rp_hd_tcache_flush_all(rp_hd_tcache_t *tc)
 {
     for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
-        rp_hd_bin_t *bin = &tc->bin[c];
-        for (; bin->next < bin->end; bin->next += bin->size) /* the range, onto the list */
-            rp_hd_bin_push(bin, rp_hd_hdr(bin->next), bin->next);
+        give_range(&tc->bin[c]);
         rp_hd_tcache_flush_bin(tc, c, 0);
     }
     flush_outbox(tc);
