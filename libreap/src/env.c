@@ -34,15 +34,26 @@ static bool parse_size(const char *s, size_t *out)
     return true;
 }
 
+/* Why setting o to s (read as v when parsed) is not valid, or NULL. */
+static const char *invalid(const rp_env_option_t *o, bool parsed, size_t v, char *buf, size_t len)
+{
+    if (!parsed)
+        return "not a size (123, 64k, 1m, 2g)";
+    if (v < o->min || v > o->max) {
+        snprintf(buf, len, "not in %zu..%zu", o->min, o->max);
+        return buf;
+    }
+    if (o->pow2 && (v & (v - 1)))
+        return "not a power of two";
+    return NULL;
+}
+
 /* One line on stderr, without allocating (this may run inside the first
  * malloc of a program). */
-static void warn_ignored(const rp_env_option_t *o, const char *s, bool parsed)
+static void warn_ignored(const rp_env_option_t *o, const char *s, const char *why)
 {
     char msg[256];
-    int n = parsed ? snprintf(msg, sizeof msg, "reap: ignoring %s=%.40s: not in %zu..%zu\n", o->env, s,
-                              o->min, o->max)
-                   : snprintf(msg, sizeof msg, "reap: ignoring %s=%.40s: not a size (123, 64k, 1m, 2g)\n",
-                              o->env, s);
+    int n = snprintf(msg, sizeof msg, "reap: ignoring %s=%.40s: %s\n", o->env, s, why);
     if (n > 0)
         (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 }
@@ -53,11 +64,13 @@ void rp_env_read(const rp_env_option_t *opts, size_t n)
         const char *s = getenv(opts[i].env);
         if (!s)
             continue;
-        size_t v;
+        size_t v = 0;
+        char buf[64];
         bool parsed = parse_size(s, &v);
-        if (parsed && v >= opts[i].min && v <= opts[i].max)
-            *opts[i].value = v;
+        const char *why = invalid(&opts[i], parsed, v, buf, sizeof buf);
+        if (why)
+            warn_ignored(&opts[i], s, why);
         else
-            warn_ignored(&opts[i], s, parsed);
+            *opts[i].value = v;
     }
 }

@@ -9,16 +9,19 @@
 #ifndef RP_ENV_H
 #define RP_ENV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct rp_env_option {
     const char *env; /* REAP_* variable */
     size_t *value;   /* holds the default; overwritten by a valid setting */
     size_t min, max; /* a setting outside keeps the default (and is reported) */
+    bool pow2;       /* only a power of two is valid */
 } rp_env_option_t;
 
 /* Sizes take k, m or g suffixes ("64k"); a malformed or out-of-range
- * value keeps the default and is reported on stderr (one line naming the
+ * value, or one that is not a power of two where the option asks for it,
+ * keeps the default and is reported on stderr (one line naming the
  * variable). */
 void rp_env_read(const rp_env_option_t *opts, size_t n);
 

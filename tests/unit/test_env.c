@@ -1,8 +1,9 @@
 /*
  * test_env.c - unit tests of the REAP_* reader (libreap/src/env.c): sizes
  * with and without suffixes are read, and a malformed, overflowing or
- * out-of-range value keeps the default and is reported on stderr with the
- * variable's name, in one line.
+ * out-of-range value, or one not a power of two where that is asked for,
+ * keeps the default and is reported on stderr with the variable's name,
+ * in one line.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,25 +20,31 @@
 
 #define DEFAULT 12345
 
-/* Reads REAP_TEST_SIZE=text into a fresh option (1 .. 2^40) and returns
- * the value; what the reader wrote on stderr goes to err. */
-static size_t read_one(const char *text, char *err, size_t errlen)
+/* Reads one option with rp_env_read; what it wrote on stderr goes to err. */
+static void capture_read(const rp_env_option_t *opt, char *err, size_t errlen)
 {
-    size_t v = DEFAULT;
-    const rp_env_option_t opt = {"REAP_TEST_SIZE", &v, 1, (size_t)1 << 40};
-    setenv("REAP_TEST_SIZE", text, 1);
     int fds[2];
     assert_int_equal(pipe(fds), 0);
     int saved = dup(2);
     assert_true(saved >= 0);
     assert_true(dup2(fds[1], 2) >= 0);
-    rp_env_read(&opt, 1);
+    rp_env_read(opt, 1);
     assert_true(dup2(saved, 2) >= 0);
     close(saved);
     close(fds[1]);
     ssize_t n = read(fds[0], err, errlen - 1);
     close(fds[0]);
     err[n > 0 ? n : 0] = '\0';
+}
+
+/* Reads REAP_TEST_SIZE=text into a fresh option (1 .. 2^40) and returns
+ * the value; what the reader wrote on stderr goes to err. */
+static size_t read_one(const char *text, char *err, size_t errlen)
+{
+    size_t v = DEFAULT;
+    const rp_env_option_t opt = {"REAP_TEST_SIZE", &v, 1, (size_t)1 << 40, false};
+    setenv("REAP_TEST_SIZE", text, 1);
+    capture_read(&opt, err, errlen);
     unsetenv("REAP_TEST_SIZE");
     return v;
 }
@@ -82,12 +89,38 @@ static void test_bad_values_reported(void **state)
     }
 }
 
+/* An option that asks for a power of two (REAP_SUPERBLOCK) keeps its
+ * default for any other size, and says so. */
+static void test_power_of_two(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        size_t value;
+    } cases[] = {{"64k", 64u << 10}, {"96k", DEFAULT}, {"1m", 1u << 20}, {"3", DEFAULT}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t v = DEFAULT;
+        const rp_env_option_t opt = {"REAP_TEST_POW2", &v, 1, (size_t)1 << 40, true};
+        char err[512];
+        setenv("REAP_TEST_POW2", cases[i].text, 1);
+        capture_read(&opt, err, sizeof err);
+        unsetenv("REAP_TEST_POW2");
+        assert_int_equal(v, cases[i].value);
+        if (cases[i].value == DEFAULT) {
+            assert_non_null(strstr(err, "REAP_TEST_POW2"));
+            assert_non_null(strstr(err, "not a power of two"));
+        } else {
+            assert_string_equal(err, "");
+        }
+    }
+}
+
 /* An unset variable keeps the default silently. */
 static void test_unset_silent(void **state)
 {
     (void)state;
     size_t v = DEFAULT;
-    const rp_env_option_t opt = {"REAP_TEST_UNSET", &v, 0, 100};
+    const rp_env_option_t opt = {"REAP_TEST_UNSET", &v, 0, 100, false};
     unsetenv("REAP_TEST_UNSET");
     rp_env_read(&opt, 1);
     assert_int_equal(v, DEFAULT);
@@ -98,6 +131,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes_read),
         cmocka_unit_test(test_bad_values_reported),
+        cmocka_unit_test(test_power_of_two),
         cmocka_unit_test(test_unset_silent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,8 +8,6 @@
  * since it may run inside the first malloc of a program.  Malformed or
  * out-of-range values keep the default and are reported on stderr.
  */
-#include <unistd.h>
-
 #include "../env.h"
 #include "hoard.h"
 
@@ -30,30 +28,24 @@ rp_hd_options_t rp_hd_opt = {
 };
 
 static const rp_env_option_t options[] = {
-    {"REAP_SUPERBLOCK", &rp_hd_opt.sb_size, 16u << 10, RP_HD_MAX_SB},
-    {"REAP_EMPTY_PCT", &rp_hd_opt.empty_pct, 1, 99},
-    {"REAP_K", &rp_hd_opt.k_slack, 0, 1024},
-    {"REAP_HEAP_SLACK", &rp_hd_opt.heap_slack, 0, (size_t)1 << 40},
-    {"REAP_HEAPS", &rp_hd_opt.heaps, 0, RP_HD_MAX_HEAPS},
-    {"REAP_RETAIN", &rp_hd_opt.retain_bytes, 0, (size_t)1 << 40},
-    {"REAP_RETAIN_MAX", &rp_hd_opt.retain_max, 0, (size_t)1 << 40},
-    {"REAP_DECAY_MS", &rp_hd_opt.decay_ms, 0, 3600000},
-    {"REAP_TCACHE", &rp_hd_opt.tcache_bytes, 0, 1u << 20},
-    {"REAP_OUTBOX", &rp_hd_opt.outbox_bytes, 0, 1u << 20},
-    {"REAP_TCACHE_GROW", &rp_hd_opt.tcache_grow, 0, 1u << 30},
-    {"REAP_LARGE_CACHE", &rp_hd_opt.large_cache, 0, (size_t)1 << 40},
-    {"REAP_SB_BATCH", &rp_hd_opt.batch, 1, 256},
+    {"REAP_SUPERBLOCK", &rp_hd_opt.sb_size, 16u << 10, RP_HD_MAX_SB, true}, /* found by masking */
+    {"REAP_EMPTY_PCT", &rp_hd_opt.empty_pct, 1, 99, false},
+    {"REAP_K", &rp_hd_opt.k_slack, 0, 1024, false},
+    {"REAP_HEAP_SLACK", &rp_hd_opt.heap_slack, 0, (size_t)1 << 40, false},
+    {"REAP_HEAPS", &rp_hd_opt.heaps, 0, RP_HD_MAX_HEAPS, false},
+    {"REAP_RETAIN", &rp_hd_opt.retain_bytes, 0, (size_t)1 << 40, false},
+    {"REAP_RETAIN_MAX", &rp_hd_opt.retain_max, 0, (size_t)1 << 40, false},
+    {"REAP_DECAY_MS", &rp_hd_opt.decay_ms, 0, 3600000, false},
+    {"REAP_TCACHE", &rp_hd_opt.tcache_bytes, 0, 1u << 20, false},
+    {"REAP_OUTBOX", &rp_hd_opt.outbox_bytes, 0, 1u << 20, false},
+    {"REAP_TCACHE_GROW", &rp_hd_opt.tcache_grow, 0, 1u << 30, false},
+    {"REAP_LARGE_CACHE", &rp_hd_opt.large_cache, 0, (size_t)1 << 40, false},
+    {"REAP_SB_BATCH", &rp_hd_opt.batch, 1, 256, false},
 };
 
 void rp_hd_options_init(void)
 {
     rp_env_read(options, sizeof options / sizeof options[0]);
-    /* S must be a power of two: superblocks are found by masking. */
-    if (rp_hd_opt.sb_size & (rp_hd_opt.sb_size - 1)) {
-        static const char msg[] = "reap: ignoring REAP_SUPERBLOCK: not a power of two\n";
-        (void)!write(2, msg, sizeof msg - 1);
-        rp_hd_opt.sb_size = 64u << 10;
-    }
     if (rp_hd_opt.retain_max < rp_hd_opt.retain_bytes)
         rp_hd_opt.retain_max = rp_hd_opt.retain_bytes;
 }

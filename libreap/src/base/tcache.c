@@ -151,16 +151,18 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
     char *start = NULL;
     void *chain = NULL;
     size_t got = 0, range = 0;
+    bool own = want > 1; /* false only for `dead' (cap 0): its bins stay empty, and are shared */
     pthread_mutex_lock(&tc->heap->lock);
-    if (want > 1) /* never for `dead', whose bins stay empty */
+    if (own)
         range = rp_hd_heap_take_range(tc->heap, cls, want, &start);
     if (range == 0) /* `dead': cap 0, so never a whole list */
         got = rp_hd_heap_take_chain(tc->heap, cls, want, bin->cap, &chain);
     pthread_mutex_unlock(&tc->heap->lock);
+    if (own)
+        bin->dry = 1; /* its next overflow may grow it (rp_hd_tcache_overflow) */
     if (range > 0) {
         bin->next = start + bin->size;
         bin->end = start + range * bin->size;
-        bin->dry = 1;
         return start;
     }
     if (got == 0) {
@@ -171,7 +173,6 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
         bin->head = *(void **)chain;
         bin->count = (uint32_t)(got - 1);
         bin->run_sb = NULL;
-        bin->dry = 1;
     }
     return chain;
 }
