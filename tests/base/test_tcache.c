@@ -6,7 +6,8 @@
  * only runs dry does not grow, a cache taken
  * over by the next thread starts again from the base caps, a refill
  * of never-used blocks is kept as the bin's range and given back whole
- * when the thread exits, and a bin's run breaks and starts again as
+ * when the thread exits (to its superblock's owner, whichever heap that
+ * is by then), and a bin's run breaks and starts again as
  * rp_hd_bin_push says.
  */
 #include <pthread.h>
@@ -259,6 +260,43 @@ static void test_range_given_back(void **state)
     assert_true(consistent);
 }
 
+/* A range whose superblock has left the cache's heap since the refill
+ * goes back to that superblock's owner at the flush.  A cache made here,
+ * bound to heap 2, takes a range of a class no other test uses; bound
+ * then to heap 3 (as if balance had moved the superblock away), its flush
+ * still gives the range back to heap 2 whole: the bump moves back over
+ * it, and heap 2's lists and counts stay consistent. */
+#define MOVED_SIZE 160
+
+static void test_range_of_another_heap(void **state)
+{
+    (void)state;
+    static rp_hd_tcache_t tc; /* zeroed: no blocks, no outbox */
+    uint32_t c = rp_hd_sc_of(MOVED_SIZE);
+    rp_hd_bin_t *bin = &tc.bin[c];
+    bin->cap = 16;
+    bin->size = rp_hd_sc.size[c];
+    tc.heap = &rp_hd_heaps[2];
+    char *p = rp_hd_tcache_refill(&tc, c);
+    assert_non_null(p);
+    assert_ptr_equal(bin->next, p + bin->size);
+    assert_true(bin->end > bin->next);
+    rp_hd_sb_t *sb = rp_hd_hdr(p);
+    tc.heap = &rp_hd_heaps[3];
+    rp_hd_tcache_flush_all(&tc);
+    assert_ptr_equal(bin->next, bin->end);
+    rp_hd_heap_t *h = rp_hd_lock_owner(sb);
+    uint32_t used = sb->used;
+    char *bump = sb->bump;
+    bool consistent = rp_hd_heap_check(h) && rp_hd_heap_check(&rp_hd_heaps[3]);
+    pthread_mutex_unlock(&h->lock);
+    assert_ptr_equal(h, &rp_hd_heaps[2]);
+    assert_int_equal(used, 1);
+    assert_ptr_equal(bump, p + bin->size);
+    assert_true(consistent);
+    rp_hd_free_locked(sb, p);
+}
+
 /* The run (hoard.h): frees of one superblock extend it; a free of
  * another after a short run breaks it for good (no restart, and so no
  * mispredicted branch, on every free of a random pattern), until the list
@@ -309,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_underflow_keeps),
         cmocka_unit_test(test_reused_cache_starts_over),
         cmocka_unit_test(test_range_given_back),
+        cmocka_unit_test(test_range_of_another_heap),
         cmocka_unit_test(test_run_breaks_and_restarts),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

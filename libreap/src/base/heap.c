@@ -506,12 +506,17 @@ void rp_hd_heap_trim(void)
     pthread_mutex_unlock(&g->lock);
 }
 
-void rp_hd_free_locked(rp_hd_sb_t *sb, void *p)
+void rp_hd_free_range(rp_hd_sb_t *sb, char *start, char *end)
 {
     rp_hd_heap_t *h = rp_hd_lock_owner(sb);
-    rp_hd_heap_give(h, sb, p);
+    rp_hd_heap_give_range(h, sb, start, end);
     rp_hd_heap_balance(h);
     pthread_mutex_unlock(&h->lock);
+}
+
+void rp_hd_free_locked(rp_hd_sb_t *sb, void *p)
+{
+    rp_hd_free_range(sb, p, (char *)p + sb->size);
 }
 
 /* ---- invariant walker (tests, and every balance under --enable-debug) ---- */

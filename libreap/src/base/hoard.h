@@ -58,8 +58,8 @@
  * 3/2 * max(tcache_bytes, 2 * size for sizes <= 16 KiB) (a bin's list
  * holds up to cap blocks and its range, what is left of a refill's piece
  * of never-used blocks, fewer than cap/2 + 1 more; about classes * 12 KiB
- * + 72 KiB), G = tcache_grow (what bins that overflow
- * may add to their caps, per thread), O = outbox_bytes,
+ * + 72 KiB), G = tcache_grow (what bins that overflow after running
+ * dry may add to their caps, per thread), O = outbox_bytes,
  * L = large_cache_bytes.  Blocks in a thread's cache or outbox count as
  * in use for the heaps, which is why T * (C + G + O) appears.
  */
@@ -297,6 +297,9 @@ void rp_hd_heap_give_range(rp_hd_heap_t *h, rp_hd_sb_t *sb, char *start, char *e
 void rp_hd_heap_balance(rp_hd_heap_t *h);
 /* Frees one block from any thread: locks its owner, gives it back. */
 void rp_hd_free_locked(rp_hd_sb_t *sb, void *p);
+/* The same for the piece start..end of never-used blocks of sb
+ * (rp_hd_heap_give_range). */
+void rp_hd_free_range(rp_hd_sb_t *sb, char *start, char *end);
 /* Unmaps every empty superblock beyond retain_bytes now. */
 void rp_hd_heap_trim(void);
 /* Walks every list of h (locked) and checks links, owners, groups, free

@@ -333,19 +333,25 @@ static bool give_run(rp_hd_heap_t *h, rp_hd_bin_t *bin, uint32_t keep)
 /* Gives back at least the newest count - keep blocks: the whole run when
  * it covers them (frees come in runs: no walk), else exactly those, cut
  * off the head in the one walk that giving them back needs anyway. */
+static void *flush_locked(rp_hd_heap_t *h, rp_hd_bin_t *bin, uint32_t keep)
+{
+    void *other = NULL;
+    if (bin->count > keep && !give_run(h, bin, keep)) {
+        bin->head = give_owned(h, bin->head, bin->count - keep, &other);
+        bin->count = keep;
+        bin->run_sb = NULL; /* the next free starts a run */
+    }
+    return other;
+}
+
 void rp_hd_tcache_flush_bin(rp_hd_tcache_t *tc, uint32_t cls, uint32_t keep)
 {
     rp_hd_bin_t *bin = &tc->bin[cls];
     if (bin->count <= keep)
         return;
     rp_hd_heap_t *h = tc->heap;
-    void *other = NULL;
     pthread_mutex_lock(&h->lock);
-    if (!give_run(h, bin, keep)) {
-        bin->head = give_owned(h, bin->head, bin->count - keep, &other);
-        bin->count = keep;
-        bin->run_sb = NULL; /* the next free starts a run */
-    }
+    void *other = flush_locked(h, bin, keep);
     rp_hd_heap_balance(h);
     pthread_mutex_unlock(&h->lock);
     if (other)
@@ -401,28 +407,36 @@ void rp_hd_tcache_free_remote(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
         flush_outbox(tc);
 }
 
-/* Gives a bin's range back whole to its superblock's owner (which may no
- * longer be this thread's heap): usually the superblock's last carve, so
- * its bump pointer just moves back, and the never-used blocks, perhaps on
- * pages never touched, stay unwritten. */
-static void give_range(rp_hd_bin_t *bin)
+/* Empties a bin, its range too, for the thread's exit or a trim: one
+ * round under the thread's heap's lock.  The range goes back whole to its
+ * superblock (usually that superblock's last carve, so its bump pointer
+ * just moves back and the never-used blocks, perhaps on pages never
+ * touched, stay unwritten); when that superblock has left the heap since
+ * the refill, to its owner now. */
+static void flush_whole_bin(rp_hd_heap_t *h, rp_hd_bin_t *bin)
 {
-    if (bin->next >= bin->end)
+    rp_hd_sb_t *range_sb = bin->next < bin->end ? rp_hd_hdr(bin->next) : NULL;
+    if (!range_sb && bin->count == 0)
         return;
-    rp_hd_sb_t *sb = rp_hd_hdr(bin->next);
-    rp_hd_heap_t *h = rp_hd_lock_owner(sb);
-    rp_hd_heap_give_range(h, sb, bin->next, bin->end);
+    pthread_mutex_lock(&h->lock);
+    if (range_sb && atomic_load_explicit(&range_sb->owner, memory_order_relaxed) == h) {
+        rp_hd_heap_give_range(h, range_sb, bin->next, bin->end);
+        range_sb = NULL;
+    }
+    void *other = flush_locked(h, bin, 0);
     rp_hd_heap_balance(h);
     pthread_mutex_unlock(&h->lock);
+    if (range_sb)
+        rp_hd_free_range(range_sb, bin->next, bin->end);
     bin->next = bin->end;
+    if (other)
+        give_list(other);
 }
 
 void rp_hd_tcache_flush_all(rp_hd_tcache_t *tc)
 {
-    for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
-        give_range(&tc->bin[c]);
-        rp_hd_tcache_flush_bin(tc, c, 0);
-    }
+    for (uint32_t c = 0; c < rp_hd_sc.n; c++)
+        flush_whole_bin(tc->heap, &tc->bin[c]);
     flush_outbox(tc);
 }
 
