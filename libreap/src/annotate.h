@@ -88,6 +88,17 @@ static inline void rp_ann_undefined(const void *p, size_t n)
 #endif
 }
 
+/* [p, p+n) is zeroed memory the OS gave (again): usable, and defined, as
+ * a fresh mapping is to both tools. */
+static inline void rp_ann_fresh(const void *p, size_t n)
+{
+#ifdef RP_ASAN
+    ASAN_UNPOISON_MEMORY_REGION(p, n);
+#else
+    VALGRIND_MAKE_MEM_DEFINED(p, n);
+#endif
+}
+
 /* Allocator metadata [p, p+n) is about to be written by a libc function
  * (memset): ASan checks those calls even from libreap, so it opens the
  * range; Valgrind keeps it closed, the write running quiet. */
@@ -202,6 +213,7 @@ static inline size_t rp_ann_accessible(const void *p, size_t span)
 
 #define rp_ann_noaccess(p, n) ((void)0)
 #define rp_ann_undefined(p, n) ((void)0)
+#define rp_ann_fresh(p, n) ((void)0)
 #define rp_ann_metadata(p, n) ((void)0)
 #define rp_ann_quiet_begin() ((void)0)
 #define rp_ann_quiet_end() ((void)0)

@@ -42,10 +42,12 @@ static void fork_prepare(void)
     rp_hd_tcache_fork(0);
     rp_hd_heaps_lock_all();
     rp_hd_large_fork(0);
+    rp_hd_space_fork(0); /* a leaf: taken under the others */
 }
 
 static void fork_parent(void)
 {
+    rp_hd_space_fork(1);
     rp_hd_large_fork(1);
     rp_hd_heaps_unlock_all(false);
     rp_hd_tcache_fork(1);
@@ -53,6 +55,7 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    rp_hd_space_fork(2);
     rp_hd_large_fork(2);
     rp_hd_heaps_unlock_all(true);
     rp_hd_tcache_fork(2);

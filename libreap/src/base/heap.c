@@ -14,8 +14,9 @@
  * and keeps at most K empty superblocks, which is what bounds blowup
  * (Hoard's theorem 1, per class), once the heap holds more than
  * heap_slack bytes it has not handed out (see rp_hd_heap_balance).
- * Beyond Hoard, the global heap unmaps empty superblocks once it holds
- * more than retain_bytes of them.
+ * Beyond Hoard, the global heap gives empty superblocks back to the OS
+ * (their pages; space.c keeps the addresses) once it holds more than
+ * retain_bytes of them.
  * Every function here expects the named heap's lock to be held.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
@@ -129,22 +130,21 @@ rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb)
 
 /* Return to the OS.  The global heap keeps retain_bytes of empty
  * superblocks (the most recently emptied ones) for reuse.  Beyond that, an
- * empty superblock is unmapped once it has stayed empty through a whole
+ * empty superblock goes back once it has stayed empty through a whole
  * decay period, so a program that frees and reallocates its working set
- * in a loop does not pay mmap and page faults every time, while a server's
+ * in a loop does not pay page faults every time, while a server's
  * footprint falls within about 2 * decay_ms after a peak (at the next
  * operation of the global heap; rp_hoard_trim() forces it).  Past
  * retain_max bytes of empties nothing waits.  Global heap locked. */
 
-static void unmap_sb(rp_hd_heap_t *g, rp_hd_sb_t *sb)
+static void give_back_sb(rp_hd_heap_t *g, rp_hd_sb_t *sb)
 {
     drop(g, sb);
-    sb->magic = 0;
-    rp_hd_os_unmap(sb, sb_bytes());
+    rp_hd_space_give(sb, sb_bytes());
 }
 
-/* Unmaps the empties after the `keep' newest that pass the test. */
-static void unmap_older(rp_hd_heap_t *g, size_t keep, bool all, uint32_t before)
+/* Gives back the empties after the `keep' newest that pass the test. */
+static void give_back_older(rp_hd_heap_t *g, size_t keep, bool all, uint32_t before)
 {
     rp_hd_sb_t *sb = g->empty;
     for (size_t i = 0; sb && i < keep; i++)
@@ -152,7 +152,7 @@ static void unmap_older(rp_hd_heap_t *g, size_t keep, bool all, uint32_t before)
     while (sb) {
         rp_hd_sb_t *next = sb->next;
         if (all || sb->empty_epoch < before)
-            unmap_sb(g, sb);
+            give_back_sb(g, sb);
         sb = next;
     }
 }
@@ -163,33 +163,31 @@ static void release_excess(rp_hd_heap_t *g, bool force)
     if (g->nempty <= keep)
         return;
     if (force) {
-        unmap_older(g, keep, true, 0);
+        give_back_older(g, keep, true, 0);
         return;
     }
     if (g->nempty > rp_hd_opt.retain_max / s) {
         /* Over the cap: drop the newest at once.  Walking past the kept
          * ones instead cost a walk of the whole cap on every release. */
         while (g->nempty > rp_hd_opt.retain_max / s)
-            unmap_sb(g, g->empty);
+            give_back_sb(g, g->empty);
         return;
     }
     uint32_t stale;
     if (rp_hd_decay_tick(&g->decay, &stale))
-        unmap_older(g, keep, false, stale); /* empty since before the last period began */
+        give_back_older(g, keep, false, stale); /* empty since before the last period began */
 }
 
-/* Maps a batch of superblocks: returns one, files the rest as empty in the
- * global heap (locked).  Untouched pages of the batch cost no RSS. */
+/* Carves a batch of superblocks (fewer when the lowest free span is
+ * shorter): returns one, files the rest as empty in the global heap
+ * (locked).  Untouched pages of the batch cost no RSS. */
 static rp_hd_sb_t *map_superblocks(rp_hd_heap_t *g)
 {
-    size_t n = rp_hd_opt.batch, s = sb_bytes();
-    char *p = rp_hd_os_map(n * s, s);
-    if (!p && n > 1) {
-        n = 1;
-        p = rp_hd_os_map(s, s);
-    }
+    size_t s = sb_bytes(), got;
+    char *p = rp_hd_space_take(rp_hd_opt.batch * s, s, &got);
     if (!p)
         return NULL;
+    size_t n = got / s;
     for (size_t i = 1; i < n; i++) {
         rp_hd_sb_t *sb = (rp_hd_sb_t *)(p + i * s); /* zeroed: used == 0 */
         adopt(g, sb);
@@ -591,6 +589,16 @@ void rp_hd_lock_init(pthread_mutex_t *lock)
     pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
     pthread_mutex_init(lock, &attr);
     pthread_mutexattr_destroy(&attr);
+}
+
+void rp_hd_lock_fork(pthread_mutex_t *lock, int phase)
+{
+    if (phase == 0)
+        pthread_mutex_lock(lock);
+    else if (phase == 1)
+        pthread_mutex_unlock(lock);
+    else
+        rp_hd_lock_init(lock);
 }
 
 void rp_hd_heaps_init(void)

@@ -13,8 +13,12 @@
  *              blocks of one size class; a LIFO free list of returned blocks
  *              plus a bump pointer over blocks never handed out (so a fresh
  *              superblock touches only the pages it hands out).
- *   large      an object above S/2: its own mapping, with the same header
- *              at an S-aligned address inside it (magic RP_HD_LARGE).
+ *   large      an object above S/2: a piece of address space of its own
+ *              (whole superblocks), with the same header at an S-aligned
+ *              address inside it (magic RP_HD_LARGE).
+ *   space      the address space superblocks and large objects are carved
+ *              from (space.c): reserves mapped 1 to 64 MiB at a time, and
+ *              what was given back, its pages returned to the OS.
  *   heap       a set of superblocks, per size class in fullness groups,
  *              plus a list of empty superblocks; one lock.  Heap 0 is the
  *              global heap; heaps 1..n are shared by threads (a thread is
@@ -35,9 +39,9 @@
  *              at a superblock's first byte, large objects start after
  *              their header.
  *
- * Lock order: heap i (i >= 1) < global heap; the tcache pool lock and the
- * large-object lock are never held with another (fork takes them all:
- * pool, heaps 1..n, global, large).
+ * Lock order: heap i (i >= 1) < global heap < space lock; the tcache
+ * pool lock and the large-object lock are never held with another (fork
+ * takes them all: pool, heaps 1..n, global, large, space).
  * A superblock's owner changes only with the old and the new heap both
  * locked, so holding the lock of the heap read from sb->owner and reading
  * the same owner again proves it is stable.
@@ -105,7 +109,7 @@ typedef struct rp_hd_options {
     size_t outbox_bytes;   /* per thread: remote frees batched before locking */
     size_t tcache_grow;    /* per thread: bytes the caps of busy bins may grow by */
     size_t large_cache;    /* freed large mappings kept for reuse, in bytes */
-    size_t batch;          /* superblocks mapped at once from the OS */
+    size_t batch;          /* superblocks carved at once from the address space */
 } rp_hd_options_t;
 
 extern rp_hd_options_t rp_hd_opt;
@@ -269,6 +273,9 @@ extern uint32_t rp_hd_nheaps;
  * mutex: they are held for a few list operations, so a thread that finds
  * one taken spins a little instead of paying a futex sleep and wake-up. */
 void rp_hd_lock_init(pthread_mutex_t *lock);
+/* One of the allocator's leaf locks around fork: phase 0 locks it (before
+ * fork), 1 unlocks it (parent), 2 initialises it again (child). */
+void rp_hd_lock_fork(pthread_mutex_t *lock, int phase);
 void rp_hd_heaps_init(void);
 /* Locks the heap owning sb (stable while held); returns it. */
 rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb);
@@ -458,6 +465,29 @@ void *rp_hd_os_map(size_t len, size_t align);
 void *rp_hd_os_map_loose(size_t len, size_t align, char **base, size_t *map_len);
 void rp_hd_os_unmap(void *p, size_t len);
 size_t rp_hd_os_page(void);
+/* For space.c: maps a reserve (counted as a mapping made, not as bytes
+ * held), unmaps address space that holds nothing, counts a carve of len
+ * bytes at p as held (and fresh to the sanitizers), and gives the pages
+ * of len bytes at p back to the OS, keeping the addresses mapped. */
+void *rp_hd_os_reserve(size_t len, size_t align);
+void rp_hd_os_unreserve(void *p, size_t len);
+void rp_hd_os_count_carve(void *p, size_t len);
+void rp_hd_os_purge(void *p, size_t len);
+
+/* ---- address space (space.c) --------------------------------------------- */
+
+/* Carves between min and want bytes (multiples of S, min > 0) at an
+ * S-aligned address, of zeroed pages that cost no RSS until touched; sets
+ * *got.  NULL when the OS refused memory. */
+void *rp_hd_space_take(size_t want, size_t min, size_t *got);
+/* Gives len bytes at p, carved by rp_hd_space_take, back: their pages to
+ * the OS at once, their addresses to later carves. */
+void rp_hd_space_give(void *p, size_t len);
+/* Spans of free address space kept at most: 64 KiB of them (space.c). */
+#define RP_HD_SPAN_MAX 4096
+/* How many spans of free address space there are (tests). */
+size_t rp_hd_space_spans(void);
+void rp_hd_space_fork(int phase);
 /* Starts a new period when the current one is over: returns true and sets
  * *stale to the period that just ended (stamps below it are stale). */
 bool rp_hd_decay_tick(rp_hd_decay_t *d, uint32_t *stale);

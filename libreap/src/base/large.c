@@ -1,23 +1,26 @@
 /*
- * large.c - objects above S/2: one mapping each, plus a small cache.
+ * large.c - objects above S/2: a piece of address space each, plus a
+ * small cache.
  *
  * A large object's mapping carries the same header as a superblock (magic
  * RP_HD_LARGE_MAGIC) at an S-aligned address, so rp_hd_hdr() finds it from
  * any pointer into the object's first S bytes, like a superblock's.  With
  * alignment up to a page the header has the mapping's first page to itself
  * and the object follows at +page, so a request of whole pages fits
- * exactly; with alignment A above a page the object starts at +A (A <= S)
- * or the header sits S bytes before an A-aligned object (A > S).  The
- * mapping is aligned loosely (rp_hd_os_map_loose): the untouched pages
- * before and after the aligned part stay mapped until the object is
- * unmapped, which saves two munmap calls per mapping.
+ * exactly; such an object is carved from the address space superblocks
+ * come from (space.c), in whole superblocks (the rounding is never
+ * touched), and given back there.  With alignment A above a page the
+ * object starts at +A (A <= S) or the header sits S bytes before an
+ * A-aligned object (A > S), in a mapping of its own, aligned loosely
+ * (rp_hd_os_map_loose): the untouched pages before and after the aligned
+ * part stay mapped until the object is unmapped.
  *
  * Reaps ask for the same chunk sizes again and again, and programs often
  * free and reallocate buffers of one size, so freed default-aligned
  * mappings are kept (up to large_cache bytes, best fit within 1.5x) instead
- * of being unmapped at once; the rest go straight back to the OS.  Like
+ * of being given back at once; the rest go straight back to the OS.  Like
  * the global heap's empty superblocks, a cached mapping that stays unused
- * through a whole decay period (decay_ms) is unmapped at the next large
+ * through a whole decay period (decay_ms) goes back at the next large
  * operation, so the cache holds what the program recycles now, not the
  * most it ever freed (a server's footprint falls after a peak).
  */
@@ -99,13 +102,27 @@ static uint32_t cache_expire(rp_hd_sb_t **out)
     return n;
 }
 
-/* Unmaps mappings taken out of the cache (no lock held). */
+/* Default-aligned objects, at one page into their mapping, are carved
+ * from the address space (space.c) in whole superblocks; over-aligned
+ * ones are mapped on their own. */
+static bool carved_off(size_t off) { return off == rp_hd_os_page(); }
+
+static bool is_carved(const rp_hd_sb_t *h) { return carved_off((size_t)(h->end - h->usable - (const char *)h)); }
+
+/* Gives back mappings taken out of the cache, or not kept (no lock held). */
 static void unmap_all(rp_hd_sb_t **list, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
-        list[i]->magic = 0;
-        atomic_fetch_sub_explicit(&large_mapped, list[i]->map_len, memory_order_relaxed);
-        rp_hd_os_unmap(list[i]->map_base, list[i]->map_len);
+        rp_hd_sb_t *h = list[i];
+        bool carved = is_carved(h);
+        char *base = h->map_base;
+        size_t len = h->map_len;
+        h->magic = 0;
+        atomic_fetch_sub_explicit(&large_mapped, len, memory_order_relaxed);
+        if (carved)
+            rp_hd_space_give(base, len);
+        else
+            rp_hd_os_unmap(base, len);
     }
 }
 
@@ -176,7 +193,13 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
     size_t len = page_up(off + size);
     char *map_base;
     size_t map_len;
-    char *base = rp_hd_os_map_loose(len, align > s ? align : s, &map_base, &map_len);
+    char *base;
+    if (carved_off(off)) {
+        size_t span_len = (len + s - 1) & ~(s - 1);
+        base = map_base = rp_hd_space_take(span_len, span_len, &map_len);
+    } else {
+        base = rp_hd_os_map_loose(len, align > s ? align : s, &map_base, &map_len);
+    }
     if (!base)
         return NULL;
     rp_hd_sb_t *h = (rp_hd_sb_t *)(base + hdr_off);
@@ -193,19 +216,13 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
 
 void rp_hd_large_free(rp_hd_sb_t *h)
 {
-    bool default_aligned = h->end - h->usable == (char *)h + default_off();
-    if (!(default_aligned && cache_put(h)))
+    if (!(is_carved(h) && cache_put(h)))
         unmap_all(&h, 1);
 }
 
 void rp_hd_large_fork(int phase)
 {
-    if (phase == 0)
-        pthread_mutex_lock(&large_lock);
-    else if (phase == 1)
-        pthread_mutex_unlock(&large_lock);
-    else
-        rp_hd_lock_init(&large_lock);
+    rp_hd_lock_fork(&large_lock, phase);
 }
 
 void rp_hd_large_trim(void)

@@ -12,6 +12,7 @@ RP_HOARD_SOURCES = \
 	libreap/src/base/heap.c \
 	libreap/src/base/tcache.c \
 	libreap/src/base/large.c \
+	libreap/src/base/space.c \
 	libreap/src/base/os.c \
 	libreap/src/base/stats.c \
 	libreap/src/base/alloc.c

@@ -24,7 +24,7 @@ rp_hd_options_t rp_hd_opt = {
     .outbox_bytes = 16u << 10,  /* remote frees batched per thread */
     .tcache_grow = 2u << 20,    /* per thread: see README, "Bins that grow" */
     .large_cache = 32u << 20,   /* freed large mappings kept (at most 128) */
-    .batch = 8,                 /* superblocks per mmap */
+    .batch = 8,                 /* superblocks carved at once (space.c) */
 };
 
 static const rp_env_option_t options[] = {

@@ -34,13 +34,18 @@ size_t rp_hd_os_page(void)
     return page_size;
 }
 
-static void count_map(size_t len)
+static void count_held(size_t len)
 {
     uint64_t now = atomic_fetch_add_explicit(&rp_hd_cnt.mapped, len, memory_order_relaxed) + len;
-    atomic_fetch_add_explicit(&rp_hd_cnt.maps, 1, memory_order_relaxed);
     uint64_t peak = atomic_load_explicit(&rp_hd_cnt.peak_mapped, memory_order_relaxed);
     while (now > peak && !atomic_compare_exchange_weak(&rp_hd_cnt.peak_mapped, &peak, now))
         ;
+}
+
+static void count_map(size_t len)
+{
+    count_held(len);
+    atomic_fetch_add_explicit(&rp_hd_cnt.maps, 1, memory_order_relaxed);
 }
 
 /* Maps len bytes plus the slack that aligning the start to *align (raised
@@ -70,7 +75,8 @@ static char *align_up(char *p, size_t align)
     return (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
 }
 
-void *rp_hd_os_map(size_t len, size_t align)
+/* Maps len bytes at a multiple of align, unmapping the ragged ends. */
+static char *map_aligned(size_t len, size_t align)
 {
     size_t total;
     char *p = map_padded(len, &align, &total);
@@ -81,11 +87,49 @@ void *rp_hd_os_map(size_t len, size_t align)
         munmap(p, (size_t)(q - p));
     if (q + len < p + total)
         munmap(q + len, (size_t)(p + total - (q + len)));
+    return q;
+}
+
+void *rp_hd_os_map(size_t len, size_t align)
+{
+    char *q = map_aligned(len, align);
+    if (!q)
+        return NULL;
     count_map(len);
 #ifdef RP_ASAN
     rp_ann_undefined(q, len);
 #endif
     return q;
+}
+
+void *rp_hd_os_reserve(size_t len, size_t align)
+{
+    char *q = map_aligned(len, align);
+    if (q)
+        atomic_fetch_add_explicit(&rp_hd_cnt.maps, 1, memory_order_relaxed);
+    return q;
+}
+
+void rp_hd_os_unreserve(void *p, size_t len) { munmap(p, len); }
+
+void rp_hd_os_count_carve(void *p, size_t len)
+{
+    count_held(len);
+    rp_ann_fresh(p, len);
+}
+
+static void count_returned(size_t len)
+{
+    atomic_fetch_sub_explicit(&rp_hd_cnt.mapped, len, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rp_hd_cnt.unmaps, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&rp_hd_cnt.returned, len, memory_order_relaxed);
+}
+
+void rp_hd_os_purge(void *p, size_t len)
+{
+    rp_ann_undefined(p, len);
+    madvise(p, len, MADV_DONTNEED);
+    count_returned(len);
 }
 
 void *rp_hd_os_map_loose(size_t len, size_t align, char **base, size_t *map_len)
@@ -109,9 +153,7 @@ void rp_hd_os_unmap(void *p, size_t len)
     rp_ann_undefined(p, len);
 #endif
     munmap(p, len);
-    atomic_fetch_sub_explicit(&rp_hd_cnt.mapped, len, memory_order_relaxed);
-    atomic_fetch_add_explicit(&rp_hd_cnt.unmaps, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&rp_hd_cnt.returned, len, memory_order_relaxed);
+    count_returned(len);
 }
 
 bool rp_hd_decay_tick(rp_hd_decay_t *d, uint32_t *stale)

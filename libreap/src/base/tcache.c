@@ -442,10 +442,5 @@ void rp_hd_tcache_flush_all(rp_hd_tcache_t *tc)
 
 void rp_hd_tcache_fork(int phase)
 {
-    if (phase == 0)
-        pthread_mutex_lock(&pool_lock);
-    else if (phase == 1)
-        pthread_mutex_unlock(&pool_lock);
-    else
-        pthread_mutex_init(&pool_lock, NULL);
+    rp_hd_lock_fork(&pool_lock, phase);
 }
