@@ -468,11 +468,12 @@ size_t rp_hd_os_page(void);
 /* For space.c: maps a reserve (counted as a mapping made, not as bytes
  * held), unmaps address space that holds nothing, counts a carve of len
  * bytes at p as held (and fresh to the sanitizers), and gives the pages
- * of len bytes at p back to the OS, keeping the addresses mapped. */
+ * of len bytes at p back to the OS, keeping the addresses mapped (false,
+ * nothing counted, if the kernel refused). */
 void *rp_hd_os_reserve(size_t len, size_t align);
 void rp_hd_os_unreserve(void *p, size_t len);
 void rp_hd_os_count_carve(void *p, size_t len);
-void rp_hd_os_purge(void *p, size_t len);
+bool rp_hd_os_purge(void *p, size_t len);
 
 /* ---- address space (space.c) --------------------------------------------- */
 

@@ -125,11 +125,13 @@ static void count_returned(size_t len)
     atomic_fetch_add_explicit(&rp_hd_cnt.returned, len, memory_order_relaxed);
 }
 
-void rp_hd_os_purge(void *p, size_t len)
+bool rp_hd_os_purge(void *p, size_t len)
 {
     rp_ann_undefined(p, len);
-    madvise(p, len, MADV_DONTNEED);
+    if (madvise(p, len, MADV_DONTNEED) != 0)
+        return false;
     count_returned(len);
+    return true;
 }
 
 void *rp_hd_os_map_loose(size_t len, size_t align, char **base, size_t *map_len)

@@ -142,7 +142,12 @@ void *rp_hd_space_take(size_t want, size_t min, size_t *got)
 
 void rp_hd_space_give(void *p, size_t len)
 {
-    rp_hd_os_purge(p, len); /* before it is a span: a carve may hand it out at once */
+    /* Purged before it is a span: a carve may hand it out at once.  If the
+     * kernel refuses, unmapping still returns the pages. */
+    if (!rp_hd_os_purge(p, len)) {
+        rp_hd_os_unmap(p, len);
+        return;
+    }
     pthread_mutex_lock(&space_lock);
     uint32_t i = add_span(p, (char *)p + len);
     pthread_mutex_unlock(&space_lock);
