@@ -62,6 +62,32 @@ static void test_large_cache(void **state)
     rp_hoard_free(r);
 }
 
+/* A request takes the smallest cached mapping that fits: four mappings
+ * freed out of order of size (sizes no other test uses) come back to the
+ * requests they fit best. */
+static void test_large_best_fit(void **state)
+{
+    (void)state;
+    size_t sizes[] = {820000, 520000, 700000, 610000};
+    void *p[4];
+    for (size_t i = 0; i < 4; i++)
+        assert_non_null(p[i] = rp_hoard_malloc(sizes[i]));
+    for (size_t i = 0; i < 4; i++)
+        rp_hoard_free(p[i]);
+    void *q600 = rp_hoard_malloc(600000); /* fits 610000, 700000, 820000 */
+    void *q690 = rp_hoard_malloc(690000); /* fits 700000, 820000 */
+    void *q500 = rp_hoard_malloc(500000); /* fits 520000 (820000 is over 1.5x) */
+    void *q800 = rp_hoard_malloc(800000); /* fits 820000 */
+    assert_ptr_equal(q600, p[3]);
+    assert_ptr_equal(q690, p[2]);
+    assert_ptr_equal(q500, p[1]);
+    assert_ptr_equal(q800, p[0]);
+    rp_hoard_free(q600);
+    rp_hoard_free(q690);
+    rp_hoard_free(q500);
+    rp_hoard_free(q800);
+}
+
 /* Beyond the cache limit, freed mappings go back to the OS at once. */
 static void test_large_returned(void **state)
 {
@@ -154,6 +180,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_large_basic),
         cmocka_unit_test(test_large_cache),
+        cmocka_unit_test(test_large_best_fit),
         cmocka_unit_test(test_large_returned),
         cmocka_unit_test(test_memalign),
         cmocka_unit_test(test_base_interface),
