@@ -4,7 +4,8 @@
  * S-aligned and zeroed, counted as held; memory given back leaves the
  * resident set at once, keeps its addresses for the next carve (lowest
  * first) and comes back zeroed; free neighbours merge into one span; and
- * when the span array is full, what is given back is unmapped instead.
+ * when the span array is full, or the kernel refuses the madvise, what is
+ * given back is unmapped instead.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -22,6 +24,19 @@
 #include "base/hoard.h"
 
 #define S ((size_t)64 << 10)
+
+/* The allocator is linked into this program, so its madvise calls come
+ * here: refused while `refuse' is set, as a kernel may refuse them. */
+static bool refuse;
+
+int madvise(void *addr, size_t len, int advice)
+{
+    if (refuse) {
+        errno = EAGAIN;
+        return -1;
+    }
+    return (int)syscall(SYS_madvise, addr, len, advice);
+}
 
 static int setup(void **state)
 {
@@ -156,12 +171,35 @@ static void test_full_array_unmaps(void **state)
     free(piece);
 }
 
+/* A give-back whose madvise the kernel refuses is unmapped instead,
+ * counted as returned once, and kept out of the spans. */
+static void test_refused_purge_unmaps(void **state)
+{
+    (void)state;
+    char *a = take(S), *b = take(S); /* b keeps a off the reserve's rest */
+    memset(a, 1, S);
+    size_t spans = rp_hd_space_spans();
+    uint64_t returned = atomic_load(&rp_hd_cnt.returned);
+    uint64_t unmaps = atomic_load(&rp_hd_cnt.unmaps);
+    uint64_t held = atomic_load(&rp_hd_cnt.mapped);
+    refuse = true;
+    rp_hd_space_give(a, S);
+    refuse = false;
+    assert_int_equal(resident_pages(a, S), -1);
+    assert_int_equal(rp_hd_space_spans(), spans);
+    assert_int_equal(atomic_load(&rp_hd_cnt.returned), returned + S);
+    assert_int_equal(atomic_load(&rp_hd_cnt.unmaps), unmaps + 1);
+    assert_int_equal(atomic_load(&rp_hd_cnt.mapped), held - S);
+    rp_hd_space_give(b, S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_take_batch),
         cmocka_unit_test(test_give_and_reuse),
         cmocka_unit_test(test_neighbours_merge),
+        cmocka_unit_test(test_refused_purge_unmaps),
         cmocka_unit_test(test_full_array_unmaps),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
