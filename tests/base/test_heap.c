@@ -45,7 +45,7 @@ static void give1(void *p)
 {
     rp_hd_sb_t *sb = rp_hd_hdr(p);
     rp_hd_heap_t *h = rp_hd_lock_owner(sb);
-    rp_hd_heap_give(h, sb, p);
+    rp_hd_heap_give_chain(h, sb, p, p, 1);
     rp_hd_heap_balance(h);
     pthread_mutex_unlock(&h->lock);
 }

@@ -369,11 +369,6 @@ void rp_hd_heap_give_range(rp_hd_heap_t *h, rp_hd_sb_t *sb, char *start, char *e
     gave(h, sb, n);
 }
 
-void rp_hd_heap_give(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *p)
-{
-    rp_hd_heap_give_chain(h, sb, p, p, 1);
-}
-
 /* A superblock of class c at least f empty, emptiest groups first; NULL
  * if none. */
 static rp_hd_sb_t *victim(rp_hd_heap_t *h, uint32_t c)

@@ -289,10 +289,9 @@ size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, size_t who
  * fullest superblock with room has no free list; sets *start and returns
  * how many (0: use rp_hd_heap_take_chain).  h locked. */
 size_t rp_hd_heap_take_range(rp_hd_heap_t *h, uint32_t cls, size_t n, char **start);
-/* Gives back block p of sb to h, its owner (locked by the caller).  Does
- * not restore the emptiness invariant: call rp_hd_heap_balance after. */
-void rp_hd_heap_give(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *p);
-/* The same for n blocks of sb linked from head to tail. */
+/* Gives back n blocks of sb linked from head to tail to h, their owner
+ * (locked by the caller).  Does not restore the emptiness invariant: call
+ * rp_hd_heap_balance after. */
 void rp_hd_heap_give_chain(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *head, void *tail, uint32_t n);
 /* The same for the never-used blocks from start to end of sb, a piece
  * rp_hd_heap_take_range handed out: when nothing was carved from sb after

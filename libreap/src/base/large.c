@@ -32,19 +32,20 @@
 
 #define CACHE_MAX 128
 
-/* The cache is arrays in the library's data, not a list linked through
+/* The cache is an array in the library's data, not a list linked through
  * the cached mappings' headers (a lookup would chase up to 128 cold
- * header lines), sorted by size: a lookup is a binary search of the
- * sizes for the smallest that fits.  Scanning all of them for the best
- * fit took 4% of mstress's time at 2 threads, nearly all of it in the
- * loop's unpredictable branches. */
+ * header lines), sorted by size: a lookup is a binary search for the
+ * smallest entry that fits.  Scanning all of them for the best fit took
+ * 4% of mstress's time at 2 threads, nearly all of it in the loop's
+ * unpredictable branches. */
+typedef struct cached {
+    size_t usable;    /* h->usable, copied so the search touches no header */
+    rp_hd_sb_t *h;
+    uint32_t epoch;   /* decay period it was cached in */
+} cached_t;
+
 static pthread_mutex_t large_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP; /* see rp_hd_lock_init */
-/* Entries [0, cache_n) are freed mappings, in ascending order of their
- * usable size in pages: the size, the mapping, and the decay period it
- * was cached in. */
-static uint32_t cache_pages[CACHE_MAX];
-static rp_hd_sb_t *cache_h[CACHE_MAX];
-static uint32_t cache_epoch[CACHE_MAX];
+static cached_t cache[CACHE_MAX]; /* [0, cache_n): freed mappings, by ascending usable */
 static uint32_t cache_n;    /* <= CACHE_MAX */
 static rp_hd_decay_t decay;  /* stamps the entries; large_lock */
 
@@ -82,24 +83,21 @@ uint64_t rp_hd_large_in_use(void)
  * large_lock held. */
 static rp_hd_sb_t *cache_remove(uint32_t i)
 {
-    rp_hd_sb_t *h = cache_h[i];
-    uint32_t after = cache_n - i - 1;
-    memmove(&cache_pages[i], &cache_pages[i + 1], after * sizeof cache_pages[0]);
-    memmove(&cache_h[i], &cache_h[i + 1], after * sizeof cache_h[0]);
-    memmove(&cache_epoch[i], &cache_epoch[i + 1], after * sizeof cache_epoch[0]);
+    rp_hd_sb_t *h = cache[i].h;
+    memmove(&cache[i], &cache[i + 1], (cache_n - i - 1) * sizeof cache[0]);
     cache_n--;
     cache_count(h, false);
     return h;
 }
 
-/* The index of the first entry of at least `pages' pages (cache_n if
- * none).  large_lock held. */
-static uint32_t cache_find(size_t pages)
+/* The index of the first entry of at least `size' usable bytes (cache_n
+ * if none).  large_lock held. */
+static uint32_t cache_find(size_t size)
 {
     uint32_t lo = 0, hi = cache_n;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (cache_pages[mid] < pages)
+        if (cache[mid].usable < size)
             lo = mid + 1;
         else
             hi = mid;
@@ -117,30 +115,27 @@ static uint32_t cache_expire(rp_hd_sb_t **out)
         return 0;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < cache_n; i++) { /* one pass, keeping the order */
-        rp_hd_sb_t *h = cache_h[i];
-        if (cache_epoch[i] < stale) {
-            out[n++] = h;
-            cache_count(h, false);
+        if (cache[i].epoch < stale) {
+            out[n++] = cache[i].h;
+            cache_count(cache[i].h, false);
         } else {
-            cache_pages[kept] = cache_pages[i];
-            cache_h[kept] = h;
-            cache_epoch[kept] = cache_epoch[i];
-            kept++;
+            cache[kept++] = cache[i];
         }
     }
     cache_n = kept;
     return n;
 }
 
-/* Default-aligned objects, at one page into their mapping, are carved
- * from the address space (space.c) in whole superblocks; over-aligned
- * ones are mapped on their own. */
-static bool carved_off(size_t off) { return off == rp_hd_os_page(); }
+/* Default-aligned objects start one page into their mapping, so that a
+ * request of a multiple of the page size (reap chunks) is met exactly. */
+static size_t default_off(void) { return rp_hd_os_page(); }
 
-static bool is_carved(const rp_hd_sb_t *h) { return carved_off((size_t)(h->end - h->usable - (const char *)h)); }
+/* Default-aligned objects are carved from the address space (space.c) in
+ * whole superblocks; over-aligned ones are mapped on their own. */
+static bool is_carved(const rp_hd_sb_t *h) { return h->end - h->usable == (const char *)h + default_off(); }
 
 /* Gives back mappings taken out of the cache, or not kept (no lock held). */
-static void unmap_all(rp_hd_sb_t **list, uint32_t n)
+static void give_back_all(rp_hd_sb_t **list, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
         rp_hd_sb_t *h = list[i];
@@ -162,25 +157,19 @@ static size_t page_up(size_t n)
     return (n + page - 1) & ~(page - 1);
 }
 
-/* Default-aligned objects start one page into their mapping, so that a
- * request of a multiple of the page size (reap chunks) is met exactly. */
-static size_t default_off(void) { return rp_hd_os_page(); }
-
 size_t rp_hd_large_usable(size_t size) { return page_up(size); }
 
 /* Best cached mapping for size (default alignment), removed; or NULL. */
 static rp_hd_sb_t *cache_take(size_t size)
 {
     rp_hd_sb_t *best = NULL, *expired[CACHE_MAX];
-    size_t page = rp_hd_os_page();
-    size_t lo = (size + page - 1) / page, hi = (size + size / 2) / page; /* within 1.5x */
     pthread_mutex_lock(&large_lock);
     uint32_t nexp = cache_expire(expired);
-    uint32_t i = cache_find(lo); /* the smallest that is big enough */
-    if (i < cache_n && cache_pages[i] <= hi)
+    uint32_t i = cache_find(size); /* the smallest that is big enough */
+    if (i < cache_n && cache[i].usable <= size + size / 2) /* within 1.5x */
         best = cache_remove(i);
     pthread_mutex_unlock(&large_lock);
-    unmap_all(expired, nexp);
+    give_back_all(expired, nexp);
     return best;
 }
 
@@ -190,22 +179,16 @@ static bool cache_put(rp_hd_sb_t *h)
     rp_hd_sb_t *expired[CACHE_MAX];
     pthread_mutex_lock(&large_lock);
     uint32_t nexp = cache_expire(expired);
-    size_t pages = h->usable / rp_hd_os_page();
-    if (cache_n < CACHE_MAX && pages <= UINT32_MAX &&
-        rp_hd_large_cached() + span(h) <= rp_hd_opt.large_cache) {
-        uint32_t i = cache_find(pages), after = cache_n - i;
-        memmove(&cache_pages[i + 1], &cache_pages[i], after * sizeof cache_pages[0]);
-        memmove(&cache_h[i + 1], &cache_h[i], after * sizeof cache_h[0]);
-        memmove(&cache_epoch[i + 1], &cache_epoch[i], after * sizeof cache_epoch[0]);
-        cache_pages[i] = (uint32_t)pages;
-        cache_h[i] = h;
-        cache_epoch[i] = decay.epoch;
+    if (cache_n < CACHE_MAX && rp_hd_large_cached() + span(h) <= rp_hd_opt.large_cache) {
+        uint32_t i = cache_find(h->usable);
+        memmove(&cache[i + 1], &cache[i], (cache_n - i) * sizeof cache[0]);
+        cache[i] = (cached_t){h->usable, h, decay.epoch};
         cache_n++;
         cache_count(h, true);
         kept = true;
     }
     pthread_mutex_unlock(&large_lock);
-    unmap_all(expired, nexp);
+    give_back_all(expired, nexp);
     return kept;
 }
 
@@ -213,14 +196,15 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
 {
     rp_hd_init();
     size_t s = rp_hd_opt.sb_size;
-    if (align <= default_off()) {
+    bool carved = align <= default_off(); /* and cached when freed */
+    if (carved) {
         rp_hd_sb_t *h = cache_take(size);
         if (h) {
             *fresh = false;
             return (char *)h + default_off();
         }
     }
-    size_t off = align <= default_off() ? default_off() : align;
+    size_t off = carved ? default_off() : align;
     size_t hdr_off = align <= s ? 0 : align - s;
     if (size > SIZE_MAX / 2 || off > SIZE_MAX / 4)
         return NULL;
@@ -228,7 +212,7 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
     char *map_base;
     size_t map_len;
     char *base;
-    if (carved_off(off)) {
+    if (carved) {
         size_t span_len = (len + s - 1) & ~(s - 1);
         base = map_base = rp_hd_space_take(span_len, span_len, &map_len);
     } else {
@@ -251,7 +235,7 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
 void rp_hd_large_free(rp_hd_sb_t *h)
 {
     if (!(is_carved(h) && cache_put(h)))
-        unmap_all(&h, 1);
+        give_back_all(&h, 1);
 }
 
 void rp_hd_large_fork(int phase)
@@ -267,5 +251,5 @@ void rp_hd_large_trim(void)
     while (cache_n > 0)
         list[n++] = cache_remove(cache_n - 1);
     pthread_mutex_unlock(&large_lock);
-    unmap_all(list, n);
+    give_back_all(list, n);
 }

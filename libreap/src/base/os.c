@@ -42,12 +42,6 @@ static void count_held(size_t len)
         ;
 }
 
-static void count_map(size_t len)
-{
-    count_held(len);
-    atomic_fetch_add_explicit(&rp_hd_cnt.maps, 1, memory_order_relaxed);
-}
-
 /* Maps len bytes plus the slack that aligning the start to *align (raised
  * to the page size) may need; *total is the mapping's length.  NULL with
  * errno ENOMEM on failure. */
@@ -90,33 +84,31 @@ static char *map_aligned(size_t len, size_t align)
     return q;
 }
 
-void *rp_hd_os_map(size_t len, size_t align)
-{
-    char *q = map_aligned(len, align);
-    if (!q)
-        return NULL;
-    count_map(len);
-#ifdef RP_ASAN
-    rp_ann_undefined(q, len);
-#endif
-    return q;
-}
-
-void *rp_hd_os_reserve(size_t len, size_t align)
-{
-    char *q = map_aligned(len, align);
-    if (q)
-        atomic_fetch_add_explicit(&rp_hd_cnt.maps, 1, memory_order_relaxed);
-    return q;
-}
-
-void rp_hd_os_unreserve(void *p, size_t len) { munmap(p, len); }
+static void count_mapping(void) { atomic_fetch_add_explicit(&rp_hd_cnt.maps, 1, memory_order_relaxed); }
 
 void rp_hd_os_count_carve(void *p, size_t len)
 {
     count_held(len);
     rp_ann_fresh(p, len);
 }
+
+void *rp_hd_os_reserve(size_t len, size_t align)
+{
+    char *q = map_aligned(len, align);
+    if (q)
+        count_mapping();
+    return q;
+}
+
+void *rp_hd_os_map(size_t len, size_t align)
+{
+    char *q = rp_hd_os_reserve(len, align);
+    if (q)
+        rp_hd_os_count_carve(q, len); /* held whole, at once */
+    return q;
+}
+
+void rp_hd_os_unreserve(void *p, size_t len) { munmap(p, len); }
 
 static void count_returned(size_t len)
 {
@@ -142,10 +134,8 @@ void *rp_hd_os_map_loose(size_t len, size_t align, char **base, size_t *map_len)
         return NULL;
     *base = p;
     *map_len = total;
-    count_map(total);
-#ifdef RP_ASAN
-    rp_ann_undefined(p, total);
-#endif
+    count_mapping();
+    rp_hd_os_count_carve(p, total);
     return align_up(p, align);
 }
 
