@@ -1,33 +1,43 @@
 #!/usr/bin/env python3
 """alternate.py - the allocator benchmarks of loadtest/mt/ in alternation.
 
-run.sh keeps the best of a few runs per allocator, one allocator after the
-other, which a drifting shared machine can bias.  This runner repeats
-rounds instead: each round runs every benchmark at every thread count once
-under every allocator, the allocators in an order that rotates from round
-to round, so drift falls on all of them alike.  It prints, per benchmark
-and thread count, the median seconds of each allocator and libreap's ratio
-to glibc and to the fastest of jemalloc, tcmalloc and mimalloc (by median),
-with the median and range of the same ratio taken round by round.
+The runner behind loadtest/mt/run.sh.  It repeats rounds: each round runs
+every benchmark at every thread count once under every allocator, the
+allocators in an order that rotates from round to round, so a shared
+machine's drift falls on all of them alike.  (Taking the best of a few
+consecutive runs of one allocator, as run.sh used to, let one slow stretch
+of the machine decide a whole row.)  Every figure it reports is a median
+over the rounds:
 
-usage: loadtest/mt/alternate.py [--build DIR] [--rounds N] [--threads "2 4 8"]
+  - seconds per allocator, with libreap's ratio to glibc and to the fastest
+    of jemalloc, tcmalloc and mimalloc, as a ratio of medians and, round by
+    round, the median and range of the same ratio;
+  - peak RSS per allocator, with libreap's ratio to the smallest;
+  - prodcons's blowup (RSS growth / peak live) per allocator.
+
+usage: loadtest/mt/alternate.py [--build DIR] [--rounds N] [--threads "1 2 4 8"]
                                 [--benches "threadtest ..."] [--allocs "..."]
                                 [--scale S]
-Writes every run to loadtest/results/mt-alt-<stamp>.csv and the table to
-...txt beside it.  Exit status 1 if a run fails or prints no result line.
+Writes, under loadtest/results/: mt-<stamp>-runs.csv (every run),
+mt-<stamp>.csv (the medians), mt-<stamp>.txt (the tables) and, with
+gnuplot, mt-<stamp>.png (time against threads) and mt-<stamp>-rss.png.
+Exit status 1 if a run fails or prints no result line.
 """
 import argparse
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import time
 
+BENCHES = "threadtest larson cache-scratch cache-thrash prodcons mstress shbench"
 OTHERS = ("jemalloc", "tcmalloc", "mimalloc")
+EXTRA = ("blowup", "peak_live_kb")  # result fields some benchmarks add
 
 
 def preload(alloc, build):
-    """The library to preload for alloc, from loadtest/mt/allocators (run.sh's list too)."""
+    """The library to preload for alloc, from loadtest/mt/allocators."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "allocators")
     with open(path) as f:
         for line in f:
@@ -38,6 +48,7 @@ def preload(alloc, build):
 
 
 def run_once(path, threads, scale, lib):
+    """One run: its result line's fields (seconds, peak_rss_kb, ...)."""
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     if lib:
@@ -46,19 +57,89 @@ def run_once(path, threads, scale, lib):
                          capture_output=True, text=True)
     for line in out.stdout.splitlines():
         if line.startswith("bench="):
-            fields = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-            return float(fields["seconds"]), int(fields["peak_rss_kb"])
+            return dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
     sys.exit(f"alternate.py: {os.path.basename(path)} -t {threads} under "
              f"{lib or 'glibc'} gave no result (exit {out.returncode}): {out.stderr.strip()}")
+
+
+def med(runs, key):
+    """Median of field key over runs (the fields' dicts)."""
+    return statistics.median(float(r[key]) for r in runs)
+
+
+def ratios(mine, theirs, key):
+    """reap against another: ratio of medians, and median, min, max round by round."""
+    per_round = [float(m[key]) / float(o[key]) for m, o in zip(mine, theirs)]
+    return (med(mine, key) / med(theirs, key), statistics.median(per_round),
+            min(per_round), max(per_round))
+
+
+def table(opt, runs, allocs, benches, threads):
+    """The text of the three tables."""
+    def cell(key, scale, fmt):
+        return lambda b, t, a: format(med(runs[(b, t, a)], key) / scale, fmt)
+
+    def section(title, value, key, cmp_glibc, cmp_name, pick):
+        lines = ["", f"{title:14} {'thr':>3} |" + "".join(f" {a:>9}" for a in allocs)]
+        if "reap" in allocs and cmp_glibc and "glibc" in allocs:
+            lines[-1] += " | reap/glibc (rounds: median, range)"
+        others = [a for a in allocs if a != "reap" and (a in OTHERS or not cmp_glibc)]
+        if "reap" in allocs and others:
+            lines[-1] += f" | reap/{cmp_name}"
+        for b in benches:
+            for t in threads:
+                row = f"{b:14} {t:>3} |" + "".join(f" {value(b, t, a):>9}" for a in allocs)
+                mine = runs.get((b, t, "reap"))
+                if mine and cmp_glibc and "glibc" in allocs:
+                    m, rm, lo, hi = ratios(mine, runs[(b, t, "glibc")], key)
+                    row += f" | {m:5.2f} ({rm:.2f}, {lo:.2f}-{hi:.2f})"
+                if mine and others:
+                    best = pick(others, key=lambda a: med(runs[(b, t, a)], key))
+                    m, rm, lo, hi = ratios(mine, runs[(b, t, best)], key)
+                    row += f" | {m:5.2f} {best} ({rm:.2f}, {lo:.2f}-{hi:.2f})"
+                lines.append(row)
+        return lines
+
+    lines = [f"medians of {opt.rounds} rounds, allocators rotated each round "
+             f"(scale {opt.scale})"]
+    lines += section("seconds", cell("seconds", 1, ".4f"), "seconds", True, "best", min)
+    lines += section("peak RSS, MB", cell("peak_rss_kb", 1024, ".1f"), "peak_rss_kb",
+                     False, "smallest", min)
+    if "prodcons" in benches:
+        lines += ["", "blowup (prodcons, RSS growth / peak live):",
+                  f"{'':14} {'thr':>3} |" + "".join(f" {a:>9}" for a in allocs)]
+        for t in threads:
+            lines.append(f"{'prodcons':14} {t:>3} |" + "".join(
+                f" {med(runs[('prodcons', t, a)], 'blowup'):9.2f}" for a in allocs))
+    return "\n".join(lines) + "\n"
+
+
+def plot(gp, png, csv, benches, allocs, column, ylabel):
+    """One panel per benchmark, one line per allocator, from the medians' csv."""
+    rows = (len(benches) + 2) // 3
+    with open(gp, "w") as f:
+        f.write(f"set terminal png size 1400,{330 * rows} font ',9'\n"
+                f"set output '{png}'\nset datafile separator ','\n"
+                f"set multiplot layout {rows},3\n"
+                f"set xlabel 'threads'; set ylabel '{ylabel}'; set key top left; "
+                "set logscale x 2\n"
+                "set xrange [0.8:10]; set xtics (1,2,4,8); set yrange [0:*]\n")
+        for b in benches:
+            f.write(f"set title '{b}'\nplot " + ", ".join(
+                f"\"< awk -F, '$1==\\\"{b}\\\" && $2==\\\"{a}\\\"' {csv}\" "
+                f"using 3:{column} with linespoints title '{a}'" for a in allocs) + "\n")
+        f.write("unset multiplot\n")
+    if subprocess.run(["gnuplot", gp]).returncode == 0:
+        print(f"png: {png}")
 
 
 def main():
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default=os.path.join(top, "build"))
-    ap.add_argument("--rounds", type=int, default=9)
-    ap.add_argument("--threads", default="2 4 8")
-    ap.add_argument("--benches", default="threadtest larson cache-scratch cache-thrash")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--threads", default="1 2 4 8")
+    ap.add_argument("--benches", default=BENCHES)
     ap.add_argument("--allocs", default="glibc jemalloc tcmalloc mimalloc reap")
     ap.add_argument("--scale", default="1")
     opt = ap.parse_args()
@@ -69,7 +150,7 @@ def main():
         sys.exit("alternate.py: --rounds must be at least 1")
     for b in benches:
         if not os.access(os.path.join(build, "loadtest/mt", b), os.X_OK):
-            sys.exit(f"alternate.py: {b} is not built in {build}/loadtest/mt")
+            sys.exit(f"alternate.py: {b} is not built in {build}/loadtest/mt (make there)")
     libs = {a: preload(a, build) for a in allocs}
     for a, lib in libs.items():
         if lib and not os.path.exists(lib):
@@ -78,53 +159,41 @@ def main():
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     res = os.path.join(top, "loadtest/results")
     os.makedirs(res, exist_ok=True)
-    csv_path = os.path.join(res, f"mt-alt-{stamp}.csv")
-    secs = {}  # (bench, threads, alloc) -> [seconds per round]
-    with open(csv_path, "w") as csv:
-        csv.write("round,bench,threads,allocator,seconds,peak_rss_kb\n")
+    base = os.path.join(res, f"mt-{stamp}")
+    runs = {}  # (bench, threads, alloc) -> [fields of each round's run]
+    with open(base + "-runs.csv", "w") as csv:
+        csv.write("round,bench,threads,allocator,seconds,mops_per_s,peak_rss_kb,"
+                  + ",".join(EXTRA) + "\n")
         for r in range(opt.rounds):
             order = allocs[r % len(allocs):] + allocs[:r % len(allocs)]
             for b in benches:
                 for t in threads:
                     for a in order:
-                        s, rss = run_once(os.path.join(build, "loadtest/mt", b), t,
-                                          opt.scale, libs[a])
-                        secs.setdefault((b, t, a), []).append(s)
-                        csv.write(f"{r + 1},{b},{t},{a},{s:.4f},{rss}\n")
+                        f = run_once(os.path.join(build, "loadtest/mt", b), t,
+                                     opt.scale, libs[a])
+                        runs.setdefault((b, t, a), []).append(f)
+                        csv.write(f"{r + 1},{b},{t},{a},{f['seconds']},{f['mops_per_s']},"
+                                  f"{f['peak_rss_kb']}," + ",".join(f.get(k, "") for k in EXTRA)
+                                  + "\n")
             print(f"round {r + 1}/{opt.rounds} done", file=sys.stderr, flush=True)
 
-    def ratio_line(b, t, other):
-        mine, theirs = secs[(b, t, "reap")], secs[(b, t, other)]
-        per_round = [m / o for m, o in zip(mine, theirs)]
-        return (statistics.median(mine) / statistics.median(theirs),
-                statistics.median(per_round), min(per_round), max(per_round))
-
-    lines = [f"median seconds of {opt.rounds} rounds, allocators rotated each round "
-             f"(scale {opt.scale})", ""]
-    head = f"{'bench':14} {'thr':>3} |" + "".join(f" {a:>9}" for a in allocs)
-    if "reap" in allocs and "glibc" in allocs:
-        head += " | reap/glibc (rounds: median, range)"
-    others = [a for a in OTHERS if a in allocs]
-    if "reap" in allocs and others:
-        head += " | reap/best"
-    lines.append(head)
-    for b in benches:
-        for t in threads:
-            row = f"{b:14} {t:>3} |" + "".join(
-                f" {statistics.median(secs[(b, t, a)]):9.4f}" for a in allocs)
-            if "reap" in allocs and "glibc" in allocs:
-                m, rm, lo, hi = ratio_line(b, t, "glibc")
-                row += f" | {m:5.2f} ({rm:.2f}, {lo:.2f}-{hi:.2f})"
-            if "reap" in allocs and others:
-                best = min(others, key=lambda a: statistics.median(secs[(b, t, a)]))
-                m, rm, lo, hi = ratio_line(b, t, best)
-                row += f" | {m:5.2f} {best} ({rm:.2f}, {lo:.2f}-{hi:.2f})"
-            lines.append(row)
-    text = "\n".join(lines) + "\n"
-    with open(csv_path[:-4] + ".txt", "w") as f:
+    with open(base + ".csv", "w") as csv:
+        csv.write("bench,allocator,threads,seconds,mops_per_s,peak_rss_kb,"
+                  + ",".join(EXTRA) + "\n")
+        for (b, t, a), rs in runs.items():
+            extra = [f"{med(rs, k):g}" if k in rs[0] else "" for k in EXTRA]
+            csv.write(f"{b},{a},{t},{med(rs, 'seconds'):.4f},{med(rs, 'mops_per_s'):.3f},"
+                      f"{med(rs, 'peak_rss_kb'):.0f}," + ",".join(extra) + "\n")
+    text = table(opt, runs, allocs, benches, threads)
+    with open(base + ".txt", "w") as f:
         f.write(text)
     print(text, end="")
-    print(f"csv: {csv_path}")
+    print(f"csv: {base}.csv (every run: {base}-runs.csv)")
+    if shutil.which("gnuplot"):
+        plot(base + ".gp", base + ".png", base + ".csv", benches, allocs, 4,
+             "seconds (lower is better)")
+        plot(base + "-rss.gp", base + "-rss.png", base + ".csv", benches, allocs,
+             "($6/1024)", "peak RSS, MB")
 
 
 if __name__ == "__main__":
