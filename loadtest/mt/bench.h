@@ -19,6 +19,16 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The largest -t, and the alignment of each thread's state (its lane):
+ * the benchmarks keep it in static arrays of structs whose first member
+ * is BENCH_LANE, so no two threads' state shares a cache line, or a pair
+ * of lines (the L2's adjacent-line prefetcher fetches 128-byte pairs),
+ * whatever allocator is loaded.  They used to calloc() it, padded to 64
+ * bytes: the allocator under test decided whether two threads' fields
+ * shared a line (with glibc's 16-byte alignment they could). */
+#define BENCH_MAX_THREADS 1024
+#define BENCH_LANE _Alignas(128)
+
 typedef struct bench_args {
     int threads; /* -t, default 1 */
     double scale; /* -s, multiplies the amount of work, default 1 */
@@ -38,8 +48,8 @@ static inline bench_args_t bench_parse(int argc, char **argv, const char *usage)
             exit(c == 'h' ? 0 : 2);
         }
     }
-    if (a.threads < 1 || a.threads > 1024 || !(a.scale > 0)) {
-        fprintf(stderr, "%s: threads must be 1..1024 and scale > 0\n", argv[0]);
+    if (a.threads < 1 || a.threads > BENCH_MAX_THREADS || !(a.scale > 0)) {
+        fprintf(stderr, "%s: threads must be 1..%d and scale > 0\n", argv[0], BENCH_MAX_THREADS);
         exit(2);
     }
     return a;

@@ -13,10 +13,11 @@
 #define REPS 2000
 
 typedef struct arg {
-    char *given;
+    BENCH_LANE char *given;
     long iters;
-    char pad[48];
 } arg_t;
+
+static arg_t args[BENCH_MAX_THREADS];
 
 static void *worker(void *v)
 {
@@ -32,13 +33,11 @@ int main(int argc, char **argv)
     long iters = (long)(ITERATIONS * b.scale) / b.threads;
     if (iters < 1)
         iters = 1;
-    arg_t *args = calloc((size_t)b.threads, sizeof *args);
     for (int i = 0; i < b.threads; i++) {
         args[i].given = malloc(SIZE);
         args[i].iters = iters;
     }
     double secs = bench_run_threads(b.threads, worker, args, sizeof *args);
     bench_report("cache-scratch", b.threads, secs, (double)iters * b.threads * REPS * SIZE, NULL);
-    free(args);
     return 0;
 }

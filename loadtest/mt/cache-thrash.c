@@ -11,9 +11,10 @@
 #define REPS 2000
 
 typedef struct arg {
-    long iters;
-    char pad[56];
+    BENCH_LANE long iters;
 } arg_t;
+
+static arg_t args[BENCH_MAX_THREADS];
 
 static void *worker(void *v)
 {
@@ -28,11 +29,9 @@ int main(int argc, char **argv)
     long iters = (long)(ITERATIONS * b.scale) / b.threads;
     if (iters < 1)
         iters = 1;
-    arg_t *args = calloc((size_t)b.threads, sizeof *args);
     for (int i = 0; i < b.threads; i++)
         args[i].iters = iters;
     double secs = bench_run_threads(b.threads, worker, args, sizeof *args);
     bench_report("cache-thrash", b.threads, secs, (double)iters * b.threads * REPS * SIZE, NULL);
-    free(args);
     return 0;
 }

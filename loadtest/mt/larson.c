@@ -15,12 +15,13 @@
 #define ROUNDS 8
 
 typedef struct lane {
-    char **slot;
+    BENCH_LANE char **slot;
     uint64_t seed;
     long rounds_left;
     long ops;
-    char pad[32];
 } lane_t;
+
+static lane_t lanes[BENCH_MAX_THREADS];
 
 /* One round on one thread: frees and replaces random slots. */
 static void *run_round(void *v)
@@ -57,7 +58,6 @@ static void *lane_main(void *v)
 int main(int argc, char **argv)
 {
     bench_args_t b = bench_parse(argc, argv, "larson: server simulation with thread churn");
-    lane_t *lanes = calloc((size_t)b.threads, sizeof *lanes);
     long rounds = (long)(ROUNDS * b.scale);
     if (rounds < 1)
         rounds = 1;
@@ -77,6 +77,5 @@ int main(int argc, char **argv)
         free(lanes[i].slot);
     }
     bench_report("larson", b.threads, secs, ops, NULL);
-    free(lanes);
     return 0;
 }

@@ -28,11 +28,12 @@ static size_t pick_size(uint64_t *s)
 }
 
 typedef struct arg {
-    uint64_t seed;
+    BENCH_LANE uint64_t seed;
     long rounds;
     int nthreads;
-    char pad[40];
 } arg_t;
+
+static arg_t args[BENCH_MAX_THREADS];
 
 static void *worker(void *v)
 {
@@ -61,7 +62,6 @@ static void *worker(void *v)
 int main(int argc, char **argv)
 {
     bench_args_t b = bench_parse(argc, argv, "mstress: large changing live set with cross-thread frees");
-    arg_t *args = calloc((size_t)b.threads, sizeof *args);
     long rounds = (long)(ROUNDS * b.scale);
     if (rounds < 1)
         rounds = 1;
@@ -75,6 +75,5 @@ int main(int argc, char **argv)
         free(atomic_exchange(&pool[i], NULL));
     double ops = (double)rounds * (OPS_PER_ROUND / b.threads) * b.threads;
     bench_report("mstress", b.threads, secs, ops, NULL);
-    free(args);
     return 0;
 }

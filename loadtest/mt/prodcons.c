@@ -22,17 +22,16 @@
 #define ITEMS 4000000     /* objects per pair at scale 1 */
 
 typedef struct pair {
-    _Atomic(void *) *ring;
+    BENCH_LANE _Atomic(void *) *ring;
     long items;
     _Atomic long live_bytes;
     _Atomic long produced; /* objects the producer has put in the ring */
     long peak_live;
     uint64_t seed;
-    char pad[32];
 } pair_t;
 
 static int npairs;
-static pair_t *pairs;
+static pair_t pairs[BENCH_MAX_THREADS / 2];
 
 static void *producer(void *v)
 {
@@ -86,7 +85,6 @@ int main(int argc, char **argv)
 {
     bench_args_t b = bench_parse(argc, argv, "prodcons: producer-consumer blowup (xmalloc-test style); -t counts pairs' threads");
     npairs = b.threads < 2 ? 1 : b.threads / 2;
-    pairs = calloc((size_t)npairs, sizeof *pairs);
     long rss0 = bench_peak_rss_kb();
     for (int i = 0; i < npairs; i++) {
         pairs[i].ring = calloc(QUEUE, sizeof *pairs[i].ring);

@@ -10,10 +10,11 @@
 #define ROUNDS 16000
 
 typedef struct arg {
-    uint64_t seed;
+    BENCH_LANE uint64_t seed;
     long rounds;
-    char pad[48];
 } arg_t;
+
+static arg_t args[BENCH_MAX_THREADS];
 
 static size_t pick_size(uint64_t *s)
 {
@@ -50,13 +51,11 @@ int main(int argc, char **argv)
     long rounds = (long)(ROUNDS * b.scale) / b.threads;
     if (rounds < 1)
         rounds = 1;
-    arg_t *args = calloc((size_t)b.threads, sizeof *args);
     for (int i = 0; i < b.threads; i++) {
         args[i].seed = 0xa0761d6478bd642full * (uint64_t)(i + 1);
         args[i].rounds = rounds;
     }
     double secs = bench_run_threads(b.threads, worker, args, sizeof *args);
     bench_report("shbench", b.threads, secs, (double)rounds * b.threads * BATCH, NULL);
-    free(args);
     return 0;
 }

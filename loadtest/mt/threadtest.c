@@ -11,9 +11,10 @@
 #define SIZE 64
 
 typedef struct arg {
-    long n, iters;
-    char pad[48];
+    BENCH_LANE long n, iters;
 } arg_t;
+
+static arg_t args[BENCH_MAX_THREADS];
 
 static void *worker(void *v)
 {
@@ -37,13 +38,11 @@ int main(int argc, char **argv)
     long iters = (long)(ITERATIONS * b.scale);
     if (iters < 1)
         iters = 1;
-    arg_t *args = calloc((size_t)b.threads, sizeof *args);
     for (int i = 0; i < b.threads; i++) {
         args[i].n = OBJECTS / b.threads;
         args[i].iters = iters;
     }
     double secs = bench_run_threads(b.threads, worker, args, sizeof *args);
     bench_report("threadtest", b.threads, secs, 2.0 * (double)iters * (OBJECTS / b.threads) * b.threads, NULL);
-    free(args);
     return 0;
 }
