@@ -34,6 +34,7 @@ import time
 BENCHES = "threadtest larson cache-scratch cache-thrash prodcons mstress shbench"
 OTHERS = ("jemalloc", "tcmalloc", "mimalloc")
 EXTRA = ("blowup", "peak_live_kb")  # result fields some benchmarks add
+FIELDS = ("seconds", "mops_per_s", "peak_rss_kb") + EXTRA  # the CSVs' columns after the keys
 
 
 def preload(alloc, build):
@@ -76,13 +77,10 @@ def ratios(mine, theirs, key):
 
 def table(opt, runs, allocs, benches, threads):
     """The text of the three tables."""
-    def cell(key, scale, fmt):
-        return lambda b, t, a: format(med(runs[(b, t, a)], key) / scale, fmt)
-
-    def section(title, value, key, timing, cmp_name):
+    def section(title, key, unit, fmt, timing, cmp_name):
         """Times (timing): libreap against glibc and against the fastest of
         OTHERS, as the base allocator issue's targets put it; RSS: against
-        the smallest of all the others."""
+        the smallest of all the others.  Cells are medians of key / unit."""
         lines = ["", f"{title:14} {'thr':>3} |" + "".join(f" {a:>9}" for a in allocs)]
         if "reap" in allocs and timing and "glibc" in allocs:
             lines[-1] += " | reap/glibc (rounds: median, range)"
@@ -91,7 +89,8 @@ def table(opt, runs, allocs, benches, threads):
             lines[-1] += f" | reap/{cmp_name}"
         for b in benches:
             for t in threads:
-                row = f"{b:14} {t:>3} |" + "".join(f" {value(b, t, a):>9}" for a in allocs)
+                row = f"{b:14} {t:>3} |" + "".join(
+                    f" {med(runs[(b, t, a)], key) / unit:9{fmt}}" for a in allocs)
                 mine = runs.get((b, t, "reap"))
                 if mine and timing and "glibc" in allocs:
                     m, rm, lo, hi = ratios(mine, runs[(b, t, "glibc")], key)
@@ -105,9 +104,8 @@ def table(opt, runs, allocs, benches, threads):
 
     lines = [f"medians of {opt.rounds} rounds, allocators rotated each round "
              f"(scale {opt.scale})"]
-    lines += section("seconds", cell("seconds", 1, ".4f"), "seconds", True, "best")
-    lines += section("peak RSS, MB", cell("peak_rss_kb", 1024, ".1f"), "peak_rss_kb",
-                     False, "smallest")
+    lines += section("seconds", "seconds", 1, ".4f", True, "best")
+    lines += section("peak RSS, MB", "peak_rss_kb", 1024, ".1f", False, "smallest")
     if "prodcons" in benches:
         lines += ["", "blowup (prodcons, RSS growth / peak live):",
                   f"{'':14} {'thr':>3} |" + "".join(f" {a:>9}" for a in allocs)]
@@ -165,8 +163,7 @@ def main():
     base = os.path.join(res, f"mt-{stamp}")
     runs = {}  # (bench, threads, alloc) -> [fields of each round's run]
     with open(base + "-runs.csv", "w") as csv:
-        csv.write("round,bench,threads,allocator,seconds,mops_per_s,peak_rss_kb,"
-                  + ",".join(EXTRA) + "\n")
+        csv.write("round,bench,threads,allocator," + ",".join(FIELDS) + "\n")
         for r in range(opt.rounds):
             order = allocs[r % len(allocs):] + allocs[:r % len(allocs)]
             for b in benches:
@@ -175,18 +172,15 @@ def main():
                         f = run_once(os.path.join(build, "loadtest/mt", b), t,
                                      opt.scale, libs[a])
                         runs.setdefault((b, t, a), []).append(f)
-                        csv.write(f"{r + 1},{b},{t},{a},{f['seconds']},{f['mops_per_s']},"
-                                  f"{f['peak_rss_kb']}," + ",".join(f.get(k, "") for k in EXTRA)
-                                  + "\n")
+                        csv.write(f"{r + 1},{b},{t},{a},"
+                                  + ",".join(f.get(k, "") for k in FIELDS) + "\n")
             print(f"round {r + 1}/{opt.rounds} done", file=sys.stderr, flush=True)
 
-    with open(base + ".csv", "w") as csv:
-        csv.write("bench,allocator,threads,seconds,mops_per_s,peak_rss_kb,"
-                  + ",".join(EXTRA) + "\n")
+    with open(base + ".csv", "w") as csv:  # the plots' input: columns 4 and 6
+        csv.write("bench,allocator,threads," + ",".join(FIELDS) + "\n")
         for (b, t, a), rs in runs.items():
-            extra = [f"{med(rs, k):g}" if k in rs[0] else "" for k in EXTRA]
-            csv.write(f"{b},{a},{t},{med(rs, 'seconds'):.4f},{med(rs, 'mops_per_s'):.3f},"
-                      f"{med(rs, 'peak_rss_kb'):.0f}," + ",".join(extra) + "\n")
+            csv.write(f"{b},{a},{t}," + ",".join(
+                f"{med(rs, k):g}" if k in rs[0] else "" for k in FIELDS) + "\n")
     text = table(opt, runs, allocs, benches, threads)
     with open(base + ".txt", "w") as f:
         f.write(text)
