@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * fuzz_apr.c - libFuzzer target: random sequences of APR pool operations on
  * the reap-backed APR (apr-patch/), checked against a shadow model.
  *
- * The input decodes (fuzz_input.h) into operations on at most MAX_POOLS
+ * The input decodes (fuzz_input.h) into operations on at most FZ_NODES
  * pools under one root pool per input: create a subpool (some with an
  * allocator of their own and a MaxMemFree, as httpd's MPMs make them),
  * apr_palloc, apr_pcalloc, apr_pstrdup/apr_pstrndup/apr_pmemdup,
@@ -15,13 +17,11 @@
  * ancestor) is cleared or destroyed; psprintf results are compared with
  * snprintf's; cleanups must run exactly once.
  *
- * Limits of this target: libapr-1 is the patched library as
- * apr-patch/build-apr.sh installed it, not instrumented, so the fuzzer sees
- * no coverage inside apr_pools.c and ASan checks only this file's accesses
- * and libreap's.  libreap's sources are compiled into the target (with
- * coverage and UBSan) and, being in the executable, take precedence over
- * the installed libreap.so for libapr's calls into reap_*: the libreap
- * exercised is the one of this source tree.
+ * The pool code (apr-patch/src/memory/unix/apr_pools.c) and libreap's
+ * sources are compiled into the target with coverage and UBSan; the rest of
+ * APR is Debian's libapr-1, not instrumented.  Being in the executable,
+ * the pool functions take precedence over the library's own, so its calls
+ * (apr_pstrdup, ...) reach the pool code of this source tree too.
  */
 #include <setjmp.h>
 #include <stdbool.h>
@@ -34,7 +34,6 @@
 #include <apr_pools.h>
 #include <apr_strings.h>
 
-#include "fuzz_input.h"
 #define FUZZ_NAME "fuzz_apr"
 #include "fuzz_model.h"
 #include "reap.h"
@@ -47,86 +46,25 @@
  * apr_pools.h only has the macro. */
 APR_DECLARE(void *) (apr_pcalloc)(apr_pool_t *p, apr_size_t size);
 
-#define MAX_POOLS 8
-#define MAX_OBJS 256
-#define MEM_CAP (48u << 20)
-
+/* What the model knows of a pool beyond its node (fuzz_model.h): the
+ * pools are the nodes, under one root pool per input; an object's len is
+ * its size. */
 typedef struct m_pool {
-    apr_pool_t *p;               /* NULL: slot free */
-    int parent;                  /* slot, -1 for a child of the root */
-    apr_allocator_t *allocator;  /* its own allocator, or NULL */
-    bool limited;                /* a limit was set on its reap */
-    int cleanups;                /* registered and not yet run */
+    apr_allocator_t *allocator; /* its own allocator, or NULL */
+    int cleanups;               /* registered and not yet run */
 } m_pool;
 
-typedef struct m_obj {
-    unsigned char *p; /* NULL: slot free */
-    size_t size;
-    int pool;
-    uint64_t seed;
-} m_obj;
-
-static m_pool pools[MAX_POOLS];
-static m_obj objs[MAX_OBJS];
+static m_pool pools[FZ_NODES];
 static apr_pool_t *root;
-static size_t model_bytes;
 static int cleanups_run, alloc_failed;
 
-static bool in_subtree(int i, int top)
-{
-    for (; i >= 0; i = pools[i].parent)
-        if (i == top)
-            return true;
-    return false;
-}
+static apr_pool_t *pool_of(int i) { return nodes[i].h; }
 
-static bool limited(int i)
-{
-    for (; i >= 0; i = pools[i].parent)
-        if (pools[i].limited)
-            return true;
-    return false;
-}
-
-static int pick_pool(fz_in *in)
-{
-    int live[MAX_POOLS], n = 0;
-    for (int i = 0; i < MAX_POOLS; i++)
-        if (pools[i].p)
-            live[n++] = i;
-    return n ? live[fz_u8(in) % n] : -1;
-}
-
-static int pick_obj(fz_in *in)
-{
-    int start = fz_u8(in) % MAX_OBJS;
-    for (int k = 0; k < MAX_OBJS; k++)
-        if (objs[(start + k) % MAX_OBJS].p)
-            return (start + k) % MAX_OBJS;
-    return -1;
-}
-
-static int free_slot(void)
-{
-    for (int i = 0; i < MAX_OBJS; i++)
-        if (!objs[i].p)
-            return i;
-    return -1;
-}
-
-static void obj_add(int slot, int pi, void *p, size_t size)
+static void pool_obj_add(int slot, int pi, void *p, size_t size)
 {
     if ((uintptr_t)p % 8)
         fail("object not aligned to APR_ALIGN_DEFAULT", (size_t)p, size);
-    objs[slot] = (m_obj){p, size, pi, new_seed()};
-    model_bytes += size;
-    pattern_fill(p, size, objs[slot].seed);
-}
-
-static void obj_drop(int i)
-{
-    model_bytes -= objs[i].size;
-    objs[i].p = NULL;
+    obj_add(slot, pi, p, size, size);
 }
 
 static size_t pick_size(fz_in *in)
@@ -183,15 +121,12 @@ static apr_status_t count_cleanup(void *data)
 
 static void op_create(fz_in *in)
 {
-    int slot = -1;
-    for (int i = 0; i < MAX_POOLS && slot < 0; i++)
-        if (!pools[i].p)
-            slot = i;
+    int slot = free_node_slot();
     uint8_t how = fz_u8(in);
-    int parent = (how & 1) ? pick_pool(in) : -1;
+    int parent = (how & 1) ? pick_node(in) : -1;
     if (slot < 0)
         return;
-    apr_pool_t *pp = parent >= 0 ? pools[parent].p : root, *p = NULL;
+    apr_pool_t *pp = parent >= 0 ? pool_of(parent) : root, *p = NULL;
     apr_allocator_t *al = NULL;
     apr_status_t rv;
     if (how & 2) { /* httpd's way: an allocator per pool, MaxMemFree */
@@ -217,16 +152,17 @@ static void op_create(fz_in *in)
         fail("apr_pool_parent_get is not the parent", (size_t)parent, 0);
     if (apr_pool_reap_get(p) == NULL)
         fail("a pool without a reap", 0, 0);
-    pools[slot] = (m_pool){p, parent, al, false, 0};
+    nodes[slot] = (fz_node){p, parent, false};
+    pools[slot] = (m_pool){al, 0};
 }
 
 static void op_alloc(fz_in *in, int kind)
 {
-    int pi = pick_pool(in), slot = free_slot();
+    int pi = pick_node(in), slot = free_obj_slot();
     size_t size = pick_size(in);
-    if (pi < 0 || slot < 0 || model_bytes + size > MEM_CAP)
+    if (pi < 0 || slot < 0 || model_bytes + size > FZ_MEM_CAP)
         return;
-    apr_pool_t *p = pools[pi].p;
+    apr_pool_t *p = pool_of(pi);
     alloc_failed = 0;
     void *m;
     static unsigned char src[1u << 17];
@@ -264,18 +200,18 @@ static void op_alloc(fz_in *in, int kind)
                 fail("apr_pcalloc memory not zero at", i, size);
     if (kind == 2 && memcmp(m, src, size) != 0)
         fail("apr_pmemdup copy differs", size, 0);
-    obj_add(slot, pi, m, size);
+    pool_obj_add(slot, pi, m, size);
 }
 
 /* apr_psprintf / apr_pstrdup / apr_pstrndup: compared with the C library. */
 static void op_string(fz_in *in)
 {
-    int pi = pick_pool(in), slot = free_slot();
+    int pi = pick_node(in), slot = free_obj_slot();
     uint8_t kind = fz_u8(in) % 3;
     size_t len = pick_size(in) % (200u << 10);
     int num = (int)fz_u32(in);
     uint8_t c = fz_u8(in) | 0x20;
-    if (pi < 0 || slot < 0 || model_bytes + 2 * len > MEM_CAP)
+    if (pi < 0 || slot < 0 || model_bytes + 2 * len > FZ_MEM_CAP)
         return;
     char *arg = malloc(len + 1), *want = malloc(2 * len + 64);
     if (!arg || !want)
@@ -292,16 +228,16 @@ static void op_string(fz_in *in)
         return;
     }
     if (kind == 0) {
-        s = apr_psprintf(pools[pi].p, "<%s|%d|%.*s|%x%%>", arg, num, (int)(len / 2), arg, num);
+        s = apr_psprintf(pool_of(pi), "<%s|%d|%.*s|%x%%>", arg, num, (int)(len / 2), arg, num);
         snprintf(want, 2 * len + 64, "<%s|%d|%.*s|%x%%>", arg, num, (int)(len / 2), arg, num);
     } else if (kind == 1) {
         armed = 1;
-        s = apr_pstrdup(pools[pi].p, arg);
+        s = apr_pstrdup(pool_of(pi), arg);
         armed = 0;
         strcpy(want, arg);
     } else {
         armed = 1;
-        s = apr_pstrndup(pools[pi].p, arg, len / 3);
+        s = apr_pstrndup(pool_of(pi), arg, len / 3);
         armed = 0;
         memcpy(want, arg, len / 3);
         want[len / 3] = '\0';
@@ -312,7 +248,7 @@ static void op_string(fz_in *in)
     } else {
         if (strcmp(s, want) != 0)
             fail("string differs from the C library's", len, kind);
-        obj_add(slot, pi, s, strlen(want) + 1);
+        pool_obj_add(slot, pi, s, strlen(want) + 1);
     }
     free(arg);
     free(want);
@@ -322,13 +258,13 @@ static void op_prealloc(fz_in *in)
 {
     int i = pick_obj(in);
     size_t size = pick_size(in);
-    if (i < 0 || model_bytes + size > MEM_CAP)
+    if (i < 0 || model_bytes + size > FZ_MEM_CAP)
         return;
-    m_obj o = objs[i];
-    pattern_check(o.p, o.size, o.seed);
+    fz_obj o = objs[i];
+    obj_check(i);
     alloc_failed = 0;
-    void *q = apr_prealloc(pools[o.pool].p, o.p, size);
-    TRACE("o%d = apr_prealloc(p%d, %p, %zu) = %p\n", i, o.pool, (void *)o.p, size, q);
+    void *q = apr_prealloc(pool_of(o.node), o.p, size);
+    TRACE("o%d = apr_prealloc(p%d, %p, %zu) = %p\n", i, o.node, (void *)o.p, size, q);
     if (size == 0) {
         if (q)
             fail("apr_prealloc to 0 returned memory", 0, 0);
@@ -336,13 +272,13 @@ static void op_prealloc(fz_in *in)
         return;
     }
     if (!q) {
-        check_null(o.pool, size);
-        pattern_check(o.p, o.size, o.seed);
+        check_null(o.node, size);
+        obj_check(i);
         return;
     }
     pattern_check(q, size < o.size ? size : o.size, o.seed);
     obj_drop(i);
-    obj_add(i, o.pool, q, size);
+    pool_obj_add(i, o.node, q, size);
 }
 
 static void op_pfree(fz_in *in)
@@ -350,15 +286,15 @@ static void op_pfree(fz_in *in)
     int i = pick_obj(in);
     if (i < 0)
         return;
-    pattern_check(objs[i].p, objs[i].size, objs[i].seed);
-    TRACE("apr_pfree(p%d, o%d %p)\n", objs[i].pool, i, (void *)objs[i].p);
-    apr_pfree(pools[objs[i].pool].p, objs[i].p);
+    obj_check(i);
+    TRACE("apr_pfree(p%d, o%d %p)\n", objs[i].node, i, (void *)objs[i].p);
+    apr_pfree(pool_of(objs[i].node), objs[i].p);
     obj_drop(i);
 }
 
 static void op_cleanup(fz_in *in)
 {
-    int pi = pick_pool(in);
+    int pi = pick_node(in);
     if (pi < 0)
         return;
     /* apr_pool_cleanup_register allocates and does not look at the result:
@@ -370,7 +306,7 @@ static void op_cleanup(fz_in *in)
         return;
     }
     armed = 1;
-    apr_pool_cleanup_register(pools[pi].p, &pools[pi], count_cleanup,
+    apr_pool_cleanup_register(pool_of(pi), &pools[pi], count_cleanup,
                               apr_pool_cleanup_null);
     armed = 0;
     pools[pi].cleanups++;
@@ -378,32 +314,27 @@ static void op_cleanup(fz_in *in)
 
 static void op_limit(fz_in *in)
 {
-    int pi = pick_pool(in);
+    int pi = pick_node(in);
     size_t limit = (size_t)(fz_u8(in) % 32) << 16;
     if (pi < 0)
         return;
     TRACE("reap_set_limit(reap of p%d, %zu)\n", pi, limit);
-    if (reap_set_limit(apr_pool_reap_get(pools[pi].p), limit) == 0)
-        pools[pi].limited = limit != 0;
+    if (reap_set_limit(apr_pool_reap_get(pool_of(pi)), limit) == 0)
+        nodes[pi].limited = limit != 0;
 }
 
-/* Verify and forget the subtree of pi (pi too when with_top); returns the
- * cleanups that must run. */
-static int subtree_drop(int pi, bool with_top)
+/* subtree_drop's each: the cleanups a clear or destroy must run. */
+static int expect_cleanups;
+
+static void add_cleanups(int k) { expect_cleanups += pools[k].cleanups; }
+
+/* Verifies and forgets the subtree of pi (pi too when with_top); returns
+ * the cleanups that must run. */
+static int pool_subtree_drop(int pi, bool with_top)
 {
-    int expect = 0;
-    for (int i = 0; i < MAX_OBJS; i++)
-        if (objs[i].p && in_subtree(objs[i].pool, pi)) {
-            pattern_check(objs[i].p, objs[i].size, objs[i].seed);
-            obj_drop(i);
-        }
-    for (int k = 0; k < MAX_POOLS; k++)
-        if (pools[k].p && in_subtree(k, pi)) {
-            expect += pools[k].cleanups;
-            if (with_top || k != pi)
-                pools[k].p = NULL;
-        }
-    return expect;
+    expect_cleanups = 0;
+    subtree_drop(pi, with_top, add_cleanups);
+    return expect_cleanups;
 }
 
 static void check_cleanups(int before, int expect)
@@ -415,24 +346,24 @@ static void check_cleanups(int before, int expect)
 
 static void op_clear(fz_in *in)
 {
-    int pi = pick_pool(in);
+    int pi = pick_node(in);
     if (pi < 0)
         return;
     TRACE("apr_pool_clear(p%d)\n", pi);
-    int before = cleanups_run, expect = subtree_drop(pi, false);
-    apr_pool_clear(pools[pi].p);
+    int before = cleanups_run, expect = pool_subtree_drop(pi, false);
+    apr_pool_clear(pool_of(pi));
     check_cleanups(before, expect);
     pools[pi].cleanups = 0;
 }
 
 static void op_destroy(fz_in *in)
 {
-    int pi = pick_pool(in);
+    int pi = pick_node(in);
     if (pi < 0)
         return;
     TRACE("apr_pool_destroy(p%d)\n", pi);
-    apr_pool_t *p = pools[pi].p;
-    int before = cleanups_run, expect = subtree_drop(pi, true);
+    apr_pool_t *p = pool_of(pi);
+    int before = cleanups_run, expect = pool_subtree_drop(pi, true);
     apr_pool_destroy(p);
     check_cleanups(before, expect);
 }
@@ -440,14 +371,14 @@ static void op_destroy(fz_in *in)
 /* Each pool's reap holds at least the objects the model knows of. */
 static void check_all(void)
 {
-    for (int pi = 0; pi < MAX_POOLS; pi++) {
-        if (!pools[pi].p)
+    for (int pi = 0; pi < FZ_NODES; pi++) {
+        if (!pool_of(pi))
             continue;
         uint64_t n = 0;
-        for (int i = 0; i < MAX_OBJS; i++)
-            n += objs[i].p && objs[i].pool == pi;
+        for (int i = 0; i < FZ_OBJS; i++)
+            n += objs[i].p && objs[i].node == pi;
         reap_stats_t s;
-        reap_get_stats(apr_pool_reap_get(pools[pi].p), &s);
+        reap_get_stats(apr_pool_reap_get(pool_of(pi)), &s);
         if (s.live_objects < n)
             fail("pool's reap counts fewer live objects than the model", (size_t)s.live_objects,
                  (size_t)n);
@@ -466,10 +397,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fail("apr_initialize", 0, 0);
         initialised = 1;
     }
-    trace = getenv("FUZZ_TRACE") != NULL;
+    model_reset();
     memset(pools, 0, sizeof pools);
-    memset(objs, 0, sizeof objs);
-    model_bytes = 0;
     cleanups_run = 0;
     if (apr_pool_create(&root, NULL) != APR_SUCCESS)
         fail("root pool", 0, 0);
@@ -492,13 +421,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     int expect = 0;
-    for (int k = 0; k < MAX_POOLS; k++)
-        if (pools[k].p)
+    for (int k = 0; k < FZ_NODES; k++)
+        if (pool_of(k))
             expect += pools[k].cleanups;
     int before = cleanups_run;
-    for (int i = 0; i < MAX_OBJS; i++)
+    for (int i = 0; i < FZ_OBJS; i++)
         if (objs[i].p)
-            pattern_check(objs[i].p, objs[i].size, objs[i].seed);
+            obj_check(i);
     apr_pool_destroy(root);
     check_cleanups(before, expect);
     return 0;

@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * fuzz_reap.c - libFuzzer target: random sequences of reap operations
  * checked against a shadow model.
  *
  * The input decodes (fuzz_input.h) into up to a few thousand operations on
- * at most MAX_REAPS nested reaps and MAX_OBJS live objects: create (with or
+ * at most FZ_NODES nested reaps and FZ_OBJS live objects: create (with or
  * without a parent and a user area), malloc, calloc, realloc and
  * aligned_alloc of sizes from 0 bytes through the 64 KiB large-object
  * threshold to 1 MiB and beyond any possible size, free, clear, destroy,
@@ -27,19 +29,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_input.h"
 #define FUZZ_NAME "fuzz_reap"
 #include "fuzz_model.h"
 #include "reap.h"
 
-#define MAX_REAPS 8
-#define MAX_OBJS 256
 #define MAX_CREATES 64            /* per input: reap tags stay distinct */
-#define MEM_CAP (48u << 20)       /* model bytes live at once, all reaps */
 #define LARGE_THRESHOLD (64u << 10) /* libreap's default (REAP_LARGE_THRESHOLD) */
 /* FUZZ_ANNOTATED=1 when libreap itself is built with ASan (fuzz/local.mk,
  * FUZZ_REAP_ASAN=yes): its objects are then poisoned and unpoisoned
- * (libreap/src/annotate.h) and its usable size is the size asked for, so a
+ * (libreap/src/util/annotate.h) and its usable size is the size asked for, so a
  * small block may exceed what the model sees by one 16-byte granule (a
  * split leaves no rest below 32 bytes); otherwise a block is usable + 8. */
 #ifndef FUZZ_ANNOTATED
@@ -47,28 +45,20 @@
 #endif
 #define HUGE_SIZE ((size_t)1 << 40) /* at or above: NULL is the right answer */
 
+/* What the model knows of a reap beyond its node (fuzz_model.h): the
+ * reaps are the nodes, an object's len is reap_usable_size() when it was
+ * handed out. */
 typedef struct m_reap {
-    reap_t *r;          /* NULL: slot free */
-    int parent;         /* slot of the parent, -1 for a top-level reap */
     size_t user_size;   /* bytes of user area, patterned with user_seed */
     uint64_t user_seed;
     size_t limit;       /* 0: none set on this reap */
     uint64_t cap;       /* max(limit, tree footprint when it was set) */
 } m_reap;
 
-typedef struct m_obj {
-    unsigned char *p;   /* NULL: slot free */
-    size_t size;        /* bytes asked for */
-    size_t usable;      /* reap_usable_size() when handed out */
-    int reap;           /* slot of its reap */
-    uint64_t seed;      /* its pattern */
-    bool exact;         /* surely a small block: live_bytes counts usable + 8 */
-} m_obj;
-
-static m_reap reaps[MAX_REAPS];
-static m_obj objs[MAX_OBJS];
-static size_t model_bytes;
+static m_reap reaps[FZ_NODES];
 static int creates;
+
+static reap_t *reap_of(int i) { return nodes[i].h; }
 
 /* ---- misuse reports ------------------------------------------------------ */
 
@@ -98,72 +88,16 @@ static void zero_check(const unsigned char *p, size_t n)
     }
 }
 
-/* ---- the model ------------------------------------------------------------ */
-
-static bool in_subtree(int i, int root)
-{
-    for (; i >= 0; i = reaps[i].parent)
-        if (i == root)
-            return true;
-    return false;
-}
-
-/* Some reap on the way from i to the top has a limit. */
-static bool limited(int i)
-{
-    for (; i >= 0; i = reaps[i].parent)
-        if (reaps[i].limit)
-            return true;
-    return false;
-}
-
-static int free_obj_slot(void)
-{
-    for (int i = 0; i < MAX_OBJS; i++)
-        if (!objs[i].p)
-            return i;
-    return -1;
-}
-
-/* The n-th live reap (wrapping), or -1 when there is none. */
-static int pick_reap(fz_in *in)
-{
-    int live[MAX_REAPS], n = 0;
-    for (int i = 0; i < MAX_REAPS; i++)
-        if (reaps[i].r)
-            live[n++] = i;
-    return n ? live[fz_u8(in) % n] : -1;
-}
-
-static int pick_obj(fz_in *in)
-{
-    int start = fz_u8(in) % MAX_OBJS;
-    for (int k = 0; k < MAX_OBJS; k++) {
-        int i = (start + k) % MAX_OBJS;
-        if (objs[i].p)
-            return i;
-    }
-    return -1;
-}
-
-static void obj_drop(int i)
-{
-    model_bytes -= objs[i].usable;
-    objs[i].p = NULL;
-}
-
-/* Record a new object and pattern it; checks what every allocation owes. */
-static void obj_add(int slot, int ri, void *p, size_t size, size_t align)
+/* Records a new object and patterns it; checks what every allocation owes. */
+static void reap_obj_add(int slot, int ri, void *p, size_t size, size_t align)
 {
     size_t usable = reap_usable_size(p);
     if (usable < size)
         fail("usable size below the request", usable, size);
     if ((uintptr_t)p % (align < REAP_ALIGNMENT ? REAP_ALIGNMENT : align))
         fail("misaligned object", (size_t)p, align);
-    objs[slot] = (m_obj){p, size, usable, ri, new_seed(),
-                         align <= REAP_ALIGNMENT && usable <= LARGE_THRESHOLD / 2};
-    model_bytes += usable;
-    pattern_fill(p, usable, objs[slot].seed);
+    obj_add(slot, ri, p, size, usable);
+    objs[slot].exact = align <= REAP_ALIGNMENT && usable <= LARGE_THRESHOLD / 2;
 }
 
 /* ---- sizes ------------------------------------------------------------------ */
@@ -185,7 +119,7 @@ static size_t pick_size(fz_in *in)
 
 static bool affordable(size_t size)
 {
-    return size < HUGE_SIZE && model_bytes + size < MEM_CAP;
+    return size < HUGE_SIZE && model_bytes + size < FZ_MEM_CAP;
 }
 
 /* A NULL from an allocation is right only for impossible sizes or under a
@@ -197,7 +131,7 @@ static void check_null(int ri, size_t size, uint64_t failures_before)
     if (!limited(ri))
         fail("allocation failed with no limit", size, (size_t)ri);
     reap_stats_t s;
-    reap_get_stats(reaps[ri].r, &s);
+    reap_get_stats(reap_of(ri), &s);
     if (s.limit_failures <= failures_before)
         fail("refusal under a limit not counted in limit_failures", size,
              (size_t)s.limit_failures);
@@ -206,7 +140,7 @@ static void check_null(int ri, size_t size, uint64_t failures_before)
 static uint64_t failures_of(int ri)
 {
     reap_stats_t s;
-    reap_get_stats(reaps[ri].r, &s);
+    reap_get_stats(reap_of(ri), &s);
     return s.limit_failures;
 }
 
@@ -214,19 +148,16 @@ static uint64_t failures_of(int ri)
 
 static void op_create(fz_in *in)
 {
-    int slot = -1;
-    for (int i = 0; i < MAX_REAPS && slot < 0; i++)
-        if (!reaps[i].r)
-            slot = i;
+    int slot = free_node_slot();
     uint8_t how = fz_u8(in);
-    int parent = (how & 1) ? pick_reap(in) : -1;
+    int parent = (how & 1) ? pick_node(in) : -1;
     if (slot < 0 || creates >= MAX_CREATES)
         return;
     creates++;
     reap_options_t opts = {0};
     if (how & 2)
         opts.user_size = (how & 4) ? (65536 + 1 + fz_u8(in)) : fz_u16(in) % 4096;
-    reap_t *pr = parent >= 0 ? reaps[parent].r : NULL;
+    reap_t *pr = parent >= 0 ? reap_of(parent) : NULL;
     reap_t *r = (how & 2) ? reap_create_ex(pr, &opts) : reap_create(pr);
     if (opts.user_size > 65536) {
         if (r)
@@ -247,14 +178,15 @@ static void op_create(fz_in *in)
         if (ua[i])
             fail("user area not zero-filled", i, opts.user_size);
     TRACE("r%d = reap_create(parent r%d, user_size %zu)\n", slot, parent, opts.user_size);
-    reaps[slot] = (m_reap){r, parent, opts.user_size, new_seed(), 0, 0};
+    nodes[slot] = (fz_node){r, parent, false};
+    reaps[slot] = (m_reap){opts.user_size, new_seed(), 0, 0};
     if (ua)
         pattern_fill(ua, opts.user_size, reaps[slot].user_seed);
 }
 
 static void op_malloc(fz_in *in, int kind)
 {
-    int ri = pick_reap(in);
+    int ri = pick_node(in);
     size_t size = pick_size(in), n = 1 + fz_u8(in) % 4, align = REAP_ALIGNMENT;
     int slot = free_obj_slot();
     if (kind == 2) {
@@ -277,11 +209,11 @@ static void op_malloc(fz_in *in, int kind)
     uint64_t before = failures_of(ri);
     void *p;
     if (kind == 0)
-        p = reap_malloc(reaps[ri].r, size);
+        p = reap_malloc(reap_of(ri), size);
     else if (kind == 1)
-        p = reap_calloc(reaps[ri].r, n, size);
+        p = reap_calloc(reap_of(ri), n, size);
     else
-        p = reap_aligned_alloc(reaps[ri].r, align, size);
+        p = reap_aligned_alloc(reap_of(ri), align, size);
     TRACE("o%d = %s(r%d, n %zu, size %zu, align %zu) = %p usable %zu\n", slot,
           kind == 0 ? "malloc" : kind == 1 ? "calloc" : "aligned_alloc", ri, n, size,
           align, p, reap_usable_size(p));
@@ -298,7 +230,7 @@ static void op_malloc(fz_in *in, int kind)
         fail("an impossible size was allocated", total, 0);
     if (kind == 1)
         zero_check(p, total);
-    obj_add(slot, ri, p, total, align);
+    reap_obj_add(slot, ri, p, total, align);
 }
 
 static void op_realloc(fz_in *in)
@@ -307,11 +239,11 @@ static void op_realloc(fz_in *in)
     size_t size = pick_size(in);
     if (i < 0 || (!affordable(size) && size < HUGE_SIZE))
         return;
-    m_obj o = objs[i];
-    pattern_check(o.p, o.usable, o.seed);
-    uint64_t before = failures_of(o.reap);
-    void *q = reap_realloc(reaps[o.reap].r, o.p, size);
-    TRACE("o%d = realloc(r%d, o%d %p, %zu) = %p usable %zu\n", i, o.reap, i, (void *)o.p,
+    fz_obj o = objs[i];
+    obj_check(i);
+    uint64_t before = failures_of(o.node);
+    void *q = reap_realloc(reap_of(o.node), o.p, size);
+    TRACE("o%d = realloc(r%d, o%d %p, %zu) = %p usable %zu\n", i, o.node, i, (void *)o.p,
           size, q, reap_usable_size(q));
     if (size == 0) {
         if (q)
@@ -320,8 +252,8 @@ static void op_realloc(fz_in *in)
         return;
     }
     if (!q) {
-        check_null(o.reap, size, before); /* the old object must be intact */
-        pattern_check(o.p, o.usable, o.seed);
+        check_null(o.node, size, before); /* the old object must be intact */
+        obj_check(i);
         return;
     }
     if (size >= HUGE_SIZE)
@@ -329,7 +261,7 @@ static void op_realloc(fz_in *in)
     size_t keep = size < o.size ? size : o.size;
     pattern_check(q, keep, o.seed);
     obj_drop(i);
-    obj_add(i, o.reap, q, size, REAP_ALIGNMENT);
+    reap_obj_add(i, o.node, q, size, REAP_ALIGNMENT);
 }
 
 static void op_free(fz_in *in)
@@ -337,26 +269,26 @@ static void op_free(fz_in *in)
     int i = pick_obj(in);
     if (i < 0)
         return;
-    pattern_check(objs[i].p, objs[i].usable, objs[i].seed);
-    TRACE("free(r%d, o%d %p)\n", objs[i].reap, i, (void *)objs[i].p);
-    reap_free(reaps[objs[i].reap].r, objs[i].p);
+    obj_check(i);
+    TRACE("free(r%d, o%d %p)\n", objs[i].node, i, (void *)objs[i].p);
+    reap_free(reap_of(objs[i].node), objs[i].p);
     obj_drop(i);
 }
 
 /* Free a live object into a reap that did not hand it out: reported. */
 static void op_wrong_reap(fz_in *in)
 {
-    int i = pick_obj(in), ri = pick_reap(in);
-    if (i < 0 || ri < 0 || ri == objs[i].reap)
+    int i = pick_obj(in), ri = pick_node(in);
+    if (i < 0 || ri < 0 || ri == objs[i].node)
         return;
-    TRACE("free(r%d, o%d %p) of r%d: misuse\n", ri, i, (void *)objs[i].p, objs[i].reap);
+    TRACE("free(r%d, o%d %p) of r%d: misuse\n", ri, i, (void *)objs[i].p, objs[i].node);
     if (setjmp(misuse_jmp) == 0) {
         misuse_armed = 1;
-        reap_free(reaps[ri].r, objs[i].p);
+        reap_free(reap_of(ri), objs[i].p);
         misuse_armed = 0;
-        fail("free into the wrong reap went unreported", (size_t)ri, (size_t)objs[i].reap);
+        fail("free into the wrong reap went unreported", (size_t)ri, (size_t)objs[i].node);
     }
-    pattern_check(objs[i].p, objs[i].usable, objs[i].seed);
+    obj_check(i);
 }
 
 /* Free a small object, then free it again at once: the second is reported. */
@@ -365,10 +297,10 @@ static void op_double_free(fz_in *in)
     int i = pick_obj(in);
     if (i < 0 || !objs[i].exact)
         return;
-    pattern_check(objs[i].p, objs[i].usable, objs[i].seed);
-    reap_t *r = reaps[objs[i].reap].r;
+    obj_check(i);
+    reap_t *r = reap_of(objs[i].node);
     void *p = objs[i].p;
-    TRACE("free(r%d, o%d %p) twice: misuse\n", objs[i].reap, i, p);
+    TRACE("free(r%d, o%d %p) twice: misuse\n", objs[i].node, i, p);
     reap_free(r, p);
     obj_drop(i);
     if (setjmp(misuse_jmp) == 0) {
@@ -379,52 +311,38 @@ static void op_double_free(fz_in *in)
     }
 }
 
-/* Verify and forget everything of the subtree of ri (ri itself too when
- * with_root); the objects of ri itself are dropped in either case. */
-static void subtree_drop(int ri, bool with_root)
+/* subtree_drop's each: a reap's user area is intact until it goes. */
+static void check_user_area(int k)
 {
-    for (int i = 0; i < MAX_OBJS; i++)
-        if (objs[i].p && in_subtree(objs[i].reap, ri)) {
-            pattern_check(objs[i].p, objs[i].usable, objs[i].seed);
-            obj_drop(i);
-        }
-    for (int k = 0; k < MAX_REAPS; k++) {
-        if (!reaps[k].r || !in_subtree(k, ri))
-            continue;
-        if (reaps[k].user_size)
-            pattern_check(reap_user_area(reaps[k].r), reaps[k].user_size,
-                          reaps[k].user_seed);
-    }
-    for (int k = 0; k < MAX_REAPS; k++)
-        if (reaps[k].r && in_subtree(k, ri) && (with_root || k != ri))
-            reaps[k].r = NULL; /* parents stay readable for in_subtree */
+    if (reaps[k].user_size)
+        pattern_check(reap_user_area(reap_of(k)), reaps[k].user_size, reaps[k].user_seed);
 }
 
 static void op_clear(fz_in *in)
 {
-    int ri = pick_reap(in);
+    int ri = pick_node(in);
     if (ri < 0)
         return;
     TRACE("reap_clear(r%d)\n", ri);
-    subtree_drop(ri, false);
-    reap_clear(reaps[ri].r);
+    subtree_drop(ri, false, check_user_area);
+    reap_clear(reap_of(ri));
     reap_stats_t s;
-    reap_get_stats(reaps[ri].r, &s);
+    reap_get_stats(reap_of(ri), &s);
     if (s.live_objects || s.live_bytes)
         fail("objects live after clear", (size_t)s.live_objects, (size_t)s.live_bytes);
     if (reaps[ri].user_size)
-        pattern_check(reap_user_area(reaps[ri].r), reaps[ri].user_size,
+        pattern_check(reap_user_area(reap_of(ri)), reaps[ri].user_size,
                       reaps[ri].user_seed);
 }
 
 static void op_destroy(fz_in *in)
 {
-    int ri = pick_reap(in);
+    int ri = pick_node(in);
     if (ri < 0)
         return;
-    reap_t *r = reaps[ri].r;
+    reap_t *r = reap_of(ri);
     TRACE("reap_destroy(r%d)\n", ri);
-    subtree_drop(ri, true);
+    subtree_drop(ri, true, check_user_area);
     reap_destroy(r);
 }
 
@@ -432,20 +350,21 @@ static void op_limit(fz_in *in)
 {
     static const size_t limits[] = {0, 16u << 10, 64u << 10, 256u << 10,
                                     1u << 20, 4u << 20, 16u << 20, 64u << 20};
-    int ri = pick_reap(in);
+    int ri = pick_node(in);
     size_t limit = limits[fz_u8(in) % 8];
     if (limit)
         limit += fz_u16(in);
     if (ri < 0)
         return;
     TRACE("reap_set_limit(r%d, %zu)\n", ri, limit);
-    if (reap_set_limit(reaps[ri].r, limit) != 0)
+    if (reap_set_limit(reap_of(ri), limit) != 0)
         return; /* ENOMEM setting up the bookkeeping: nothing changed */
-    if (reap_get_limit(reaps[ri].r) != limit)
+    if (reap_get_limit(reap_of(ri)) != limit)
         fail("reap_get_limit differs from the limit set", limit, 0);
     reap_stats_t s;
-    reap_get_tree_stats(reaps[ri].r, &s);
+    reap_get_tree_stats(reap_of(ri), &s);
     reaps[ri].limit = limit;
+    nodes[ri].limited = limit != 0;
     reaps[ri].cap = limit > s.footprint ? limit : s.footprint;
 }
 
@@ -463,16 +382,16 @@ static void check_reap_figures(int ri)
 {
     uint64_t count = 0, blocks = 0, slack = 0;
     bool all_exact = true;
-    for (int i = 0; i < MAX_OBJS; i++)
-        if (objs[i].p && objs[i].reap == ri) {
-            uint64_t b = block_min(objs[i].size), u = objs[i].usable + 8;
+    for (int i = 0; i < FZ_OBJS; i++)
+        if (objs[i].p && objs[i].node == ri) {
+            uint64_t b = block_min(objs[i].size), u = objs[i].len + 8;
             count++;
             blocks += b > u ? b : u;
             slack += FUZZ_ANNOTATED ? 16 : 0;
             all_exact &= objs[i].exact;
         }
     reap_stats_t s;
-    reap_get_stats(reaps[ri].r, &s);
+    reap_get_stats(reap_of(ri), &s);
     if (s.live_objects != count)
         fail("live_objects differs from the model", (size_t)s.live_objects, (size_t)count);
     if (s.live_bytes < blocks || (all_exact && s.live_bytes > blocks + slack))
@@ -483,7 +402,7 @@ static void check_reap_figures(int ri)
         fail("live and free bytes exceed the footprint", (size_t)s.live_bytes,
              (size_t)s.footprint);
     if (reaps[ri].limit) {
-        reap_get_tree_stats(reaps[ri].r, &s);
+        reap_get_tree_stats(reap_of(ri), &s);
         if (s.footprint > reaps[ri].cap)
             fail("subtree footprint above its limit", (size_t)s.footprint,
                  (size_t)reaps[ri].cap);
@@ -492,8 +411,8 @@ static void check_reap_figures(int ri)
 
 static void check_all(void)
 {
-    for (int ri = 0; ri < MAX_REAPS; ri++)
-        if (reaps[ri].r)
+    for (int ri = 0; ri < FZ_NODES; ri++)
+        if (reap_of(ri))
             check_reap_figures(ri);
 }
 
@@ -523,14 +442,14 @@ static void run_ops(fz_in *in)
 
 static void destroy_all(void)
 {
-    for (int ri = 0; ri < MAX_REAPS; ri++)
-        if (reaps[ri].r && reaps[ri].parent < 0) {
-            reap_t *r = reaps[ri].r;
-            subtree_drop(ri, true);
+    for (int ri = 0; ri < FZ_NODES; ri++)
+        if (reap_of(ri) && nodes[ri].parent < 0) {
+            reap_t *r = reap_of(ri);
+            subtree_drop(ri, true, check_user_area);
             reap_destroy(r);
         }
-    for (int ri = 0; ri < MAX_REAPS; ri++)
-        if (reaps[ri].r)
+    for (int ri = 0; ri < FZ_NODES; ri++)
+        if (reap_of(ri))
             fail("a reap outlived its top-level ancestor", (size_t)ri, 0);
     if (model_bytes != 0)
         fail("model bytes left after destroying every reap", model_bytes, 0);
@@ -540,18 +459,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reap_base_stats_t b0, b1;
     reap_set_misuse_handler(on_misuse);
-    trace = getenv("FUZZ_TRACE") != NULL;
+    model_reset();
     memset(reaps, 0, sizeof reaps);
-    memset(objs, 0, sizeof objs);
-    model_bytes = 0;
     creates = 0;
     reap_base_trim(); /* in_use counts this thread's cache: empty it */
     reap_get_base_stats(&b0);
 
     fz_in in = fz_init(data, size);
-    reaps[0] = (m_reap){reap_create(NULL), -1, 0, 0, 0, 0};
+    nodes[0] = (fz_node){reap_create(NULL), -1, false};
     TRACE("r0 = reap_create(NULL)\n");
-    if (!reaps[0].r)
+    if (!nodes[0].h)
         fail("reap_create(NULL) failed", 0, 0);
     run_ops(&in);
     destroy_all();

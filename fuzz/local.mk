@@ -1,6 +1,9 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 # fuzz/: libFuzzer targets, built with clang (Debian packages clang and
 # libclang-rt-14-dev) into fuzz/ of the build tree, never by `make all` or
-# `make check`.  See fuzz/README.md.
+# `make check`; `make check-fuzz` is the tier that runs them (fuzz-smoke).
+# See fuzz/README.md.
 #
 #   make fuzz-build    the fuzzers fuzz/fuzz_<t> and replay drivers
 #                      fuzz/fuzz_<t>-replay (same code, a plain main() that
@@ -12,7 +15,7 @@
 # FUZZ_RSS_MB (2048), FUZZ_TIMEOUT (10 s per input; bc's own limit is 1 s),
 # FUZZ_TARGETS (which to run), FUZZ_EXTRA_CFLAGS (e.g. -DFUZZ_STRICT=1 to
 # turn the checks for known bugs back on), FUZZ_REAP_ASAN=yes (build libreap
-# itself with ASan and its object annotations, libreap/src/annotate.h).
+# itself with ASan and its object annotations, libreap/src/util/annotate.h).
 # Targets do not record their flags: `make fuzz-clean` after changing those.
 #
 # The code under test is compiled from the sources listed for libreap_core
@@ -39,13 +42,15 @@ FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -pthread -DREAP_STATIC \
 	-I$(top_srcdir)/libreap/include -I$(top_srcdir)/fuzz \
 	-I$(top_srcdir)/modules/mod_bc \
 	$(if $(filter yes,$(FUZZ_REAP_ASAN)),-DFUZZ_ANNOTATED=1) $(FUZZ_EXTRA_CFLAGS)
-FUZZ_APR_CFLAGS = -I$(REAP_APR_DIR)/include/apr-1
-FUZZ_APR_LIBS = -L$(REAP_APR_DIR)/lib -Wl,-rpath,$(REAP_APR_DIR)/lib -lapr-1
+# fuzz_apr: the pool code of apr-patch/src/ compiled in, with the APR
+# headers of the fast tier (apr-patch/local.mk), on Debian's libapr-1.
+FUZZ_APR_CFLAGS = -I$(REAP_APR_INCDIR) -I$(top_srcdir)/tests/apr/shim $(APR_CFLAGS)
+FUZZ_APR_LIBS = $(APR_LIBS)
 
 FUZZ_REAP_SRCS = $(filter %.c,$(libreap_libreap_core_la_SOURCES))
 FUZZ_BC_SRCS = $(filter %.c,$(modules_mod_bc_libbc_la_SOURCES))
 FUZZ_INCS = $(top_srcdir)/fuzz/fuzz_input.h $(top_srcdir)/fuzz/fuzz_model.h $(top_srcdir)/libreap/include/reap.h \
-	$(wildcard $(top_srcdir)/libreap/src/*.h $(top_srcdir)/libreap/src/base/*.h \
+	$(wildcard $(top_srcdir)/libreap/src/*.h $(top_srcdir)/libreap/src/base/*.h $(top_srcdir)/libreap/src/util/*.h \
 	$(top_srcdir)/modules/mod_bc/*.h)
 FUZZ_BIN = $(FUZZ_TARGETS:%=fuzz/%)
 FUZZ_REPLAY = $(FUZZ_TARGETS:%=fuzz/%-replay)
@@ -69,14 +74,21 @@ fuzz/libbc-fuzz.a: $(FUZZ_BC_SRCS:%=$(top_srcdir)/%) $(FUZZ_INCS)
 	    -c $(top_srcdir)/$$s -o fuzz/obj-bc/`echo $$s | tr / _`.o || exit 1; \
 	done; $(AR) rcs $@ fuzz/obj-bc/*.o
 
+fuzz/libaprpools-fuzz.a: $(top_srcdir)/$(REAP_APR_POOLS_SRC) $(REAP_APR_INCDIR)/.stamp $(FUZZ_INCS)
+	@mkdir -p fuzz/obj-apr && rm -f fuzz/obj-apr/*.o $@
+	$(AM_V_CC)$(FUZZ_CLANG) $(FUZZ_CFLAGS) $(FUZZ_APR_CFLAGS) $(FUZZ_LIB_SAN) \
+	    -fsanitize=fuzzer-no-link -c $(top_srcdir)/$(REAP_APR_POOLS_SRC) \
+	    -o fuzz/obj-apr/apr_pools.o && $(AR) rcs $@ fuzz/obj-apr/apr_pools.o
+
 # FUZZ_LINK_<t>: what each target links besides its harness.
 FUZZ_LINK_fuzz_reap = fuzz/libreap-fuzz.a
 FUZZ_LINK_fuzz_bc = fuzz/libbc-fuzz.a fuzz/libreap-fuzz.a
 FUZZ_LINK_fuzz_bc_mathlib = $(FUZZ_LINK_fuzz_bc)
-# fuzz_apr: every reap_* of this tree goes into the executable and is
-# exported, so libapr-1's calls bind to it, not to the installed libreap.so.
-FUZZ_LINK_fuzz_apr = -rdynamic -Wl,--whole-archive fuzz/libreap-fuzz.a \
-	-Wl,--no-whole-archive $(FUZZ_APR_LIBS)
+# fuzz_apr: the pool functions and every reap_* of this tree go into the
+# executable and are exported, so Debian's libapr-1 calls them, not its own
+# pool functions.
+FUZZ_LINK_fuzz_apr = -rdynamic -Wl,--whole-archive fuzz/libaprpools-fuzz.a \
+	fuzz/libreap-fuzz.a -Wl,--no-whole-archive $(FUZZ_APR_LIBS)
 FUZZ_DEFS_fuzz_bc_mathlib = -DFUZZ_BC_MATHLIB=1
 FUZZ_DEFS_fuzz_apr = $(FUZZ_APR_CFLAGS)
 FUZZ_SRC_fuzz_bc_mathlib = fuzz_bc
@@ -86,14 +98,7 @@ fuzz_src = $(top_srcdir)/fuzz/$(or $(FUZZ_SRC_$(1)),$(1)).c
 fuzz/fuzz_reap fuzz/fuzz_reap-replay: fuzz/libreap-fuzz.a
 fuzz/fuzz_bc fuzz/fuzz_bc-replay fuzz/fuzz_bc_mathlib fuzz/fuzz_bc_mathlib-replay: \
 	fuzz/libbc-fuzz.a fuzz/libreap-fuzz.a
-fuzz/fuzz_apr fuzz/fuzz_apr-replay: fuzz/libreap-fuzz.a fuzz-apr-check
-
-# fuzz_apr needs the reap-backed APR: say so rather than skip it.
-fuzz-apr-check:
-	@grep -q APR_POOL_HAS_PFREE $(REAP_APR_DIR)/include/apr-1/apr_pools.h 2>/dev/null || { \
-	  echo "fuzz: no reap-backed APR in $(REAP_APR_DIR) (run apr-patch/build-apr.sh," \
-	       "or leave fuzz_apr out: make FUZZ_TARGETS='fuzz_reap fuzz_bc fuzz_bc_mathlib')" >&2; \
-	  exit 1; }
+fuzz/fuzz_apr fuzz/fuzz_apr-replay: fuzz/libaprpools-fuzz.a fuzz/libreap-fuzz.a
 
 $(FUZZ_BIN): fuzz/%: $(top_srcdir)/fuzz/fuzz_reap.c $(top_srcdir)/fuzz/fuzz_bc.c \
 		$(top_srcdir)/fuzz/fuzz_apr.c $(FUZZ_INCS)
@@ -112,8 +117,8 @@ fuzz-smoke: fuzz-build
 	  $(FUZZ_RSS_MB) $(FUZZ_TIMEOUT) $(FUZZ_TARGETS)
 
 fuzz-clean:
-	rm -rf fuzz/obj-reap fuzz/obj-bc fuzz/run fuzz/*.a $(FUZZ_BIN) $(FUZZ_REPLAY)
+	rm -rf fuzz/obj-reap fuzz/obj-bc fuzz/obj-apr fuzz/run fuzz/*.a $(FUZZ_BIN) $(FUZZ_REPLAY)
 
 clean-local: fuzz-clean
 
-.PHONY: fuzz-build fuzz-smoke fuzz-clean fuzz-apr-check
+.PHONY: fuzz-build fuzz-smoke fuzz-clean

@@ -1,7 +1,16 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 # libreap: the reap library.  libreap_core.la holds every object so unit tests
 # can link internals; libreap.la is the installed library, exporting only
 # REAP_API symbols.  The base allocator's sources come from
-# libreap/src/base/local.mk (RP_BASE_SOURCES), the one place to swap it.
+# libreap/src/base/local.mk (RP_BASE_SOURCES), the one place to swap it;
+# both layers build on libreap/src/util/ (RP_UTIL_SOURCES).
+RP_UTIL_SOURCES = \
+	libreap/src/util/common.h \
+	libreap/src/util/list.h \
+	libreap/src/util/annotate.h \
+	libreap/src/util/env.h \
+	libreap/src/util/env.c
 include libreap/src/base/local.mk
 
 noinst_LTLIBRARIES += libreap/libreap_core.la
@@ -9,10 +18,8 @@ libreap_libreap_core_la_SOURCES = \
 	libreap/include/reap.h \
 	libreap/src/internal.h \
 	libreap/src/lock.h \
-	libreap/src/annotate.h \
-	libreap/src/base.h \
-	libreap/src/env.h \
-	libreap/src/env.c \
+	$(RP_UTIL_SOURCES) \
+	libreap/src/base/base.h \
 	libreap/src/options.c \
 	libreap/src/reap.c \
 	libreap/src/alloc.c \

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 # Unit tests (one per libreap source file, may see internals through
 # libreap_core.la) and integration tests (public API only, libreap.la).
 if HAVE_CMOCKA
@@ -35,12 +37,12 @@ tests_integration_test_misuse_LDADD = $(INTEG_LDADD)
 # test_walk: reap_walk() among threads that change the tree.  Its locking is
 # also checked under ThreadSanitizer by hand (no race report expected):
 #   S=libreap/src; gcc -std=gnu11 -O1 -g -fsanitize=thread -pthread \
-#     -I$S -Ilibreap/include tests/integration/test_walk.c $S/env.c \
+#     -I$S -Ilibreap/include tests/integration/test_walk.c $S/util/env.c \
 #     $S/options.c $S/reap.c $S/alloc.c $S/region.c $S/leaheap.c \
-#     $S/stats.c $S/base/*.c -lcmocka -o /tmp/test_walk_tsan
+#     $S/stats.c `ls $S/base/*.c | grep -v malloc.c` -lcmocka -o /tmp/test_walk_tsan
 tests_integration_test_walk_CFLAGS = $(INTEG_CFLAGS)
 tests_integration_test_walk_LDADD = $(INTEG_LDADD)
 
 check_PROGRAMS += $(REAP_TESTS)
-TESTS += $(REAP_TESTS)
+FAST_TESTS += $(REAP_TESTS)
 endif

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * internal.h - the structures of libreap and the prototypes its files share.
  *
@@ -53,23 +55,9 @@
 
 #include "lock.h"
 #include "reap.h"
-
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-
-#ifdef REAP_DEBUG
-static const bool config_debug = true;
-#else
-static const bool config_debug = false;
-#endif
-
-#define RP_LIKELY(x) __builtin_expect(!!(x), 1)
-#define RP_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define RP_NOINLINE __attribute__((noinline))
-#define RP_COLD __attribute__((cold, noinline))
-
-#include "annotate.h" /* ASan/Valgrind annotations; nothing in normal builds */
+#include "util/annotate.h" /* ASan/Valgrind annotations; nothing in normal builds */
+#include "util/common.h"   /* config.h, RP_LIKELY, RP_ASSERT */
+#include "util/list.h"
 
 /* ---- blocks ------------------------------------------------------------- */
 
@@ -122,6 +110,10 @@ typedef struct rp_chunk {
 
 #define RP_FENCE_ROOM 32u /* fence: prev_foot, head, owning chunk, pad */
 
+/* rp_chunk_list_*: a reap's chunks from r->chunk, the current one, back
+ * through ->older (util/list.h). */
+RP_LIST(rp_chunk_list, rp_chunk_t, older, newer)
+
 /* A large object's bookkeeping, just before its block header.  It lives on
  * the owning reap's doubly linked list of large objects. */
 typedef struct rp_large {
@@ -129,6 +121,8 @@ typedef struct rp_large {
     void *base;       /* start of the base block (differs when over-aligned) */
     size_t base_size; /* bytes passed to rp_base_alloc */
 } rp_large_t;
+
+RP_LIST(rp_large_list, rp_large_t, next, prev) /* from r->large */
 
 /* ---- the heap ------------------------------------------------------------ */
 
@@ -146,6 +140,8 @@ typedef struct rp_heap {
     rp_block_t *bin[RP_NBINS];
     rp_block_t *quick[RP_NSMALL];
 } rp_heap_t;
+
+RP_LIST(rp_bin_list, rp_block_t, fd, bk) /* a bin's free blocks */
 
 /* ---- the reap ------------------------------------------------------------- */
 
@@ -227,6 +223,9 @@ RP_SAME_FIELD(inline_limit);
 _Static_assert(RP_GRAIN == REAP_ALIGNMENT && RP_HEADER == 8 && RP_MIN_BLOCK == 32 &&
                    offsetof(rp_block_t, head) == sizeof(size_t),
                "reap_block_size() and reap_frontier_bump() do not match the block format");
+
+/* rp_child_list_*: a reap's children, from r->children, under r->lock. */
+RP_LIST(rp_child_list, reap_t, next_sibling, prev_sibling)
 
 #define RP_REAP_SIZE ((sizeof(struct reap) + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1))
 
@@ -338,6 +337,7 @@ static inline void rp_heap_update_empty(reap_t *r)
  * rest, which the caller files (bin, dv). */
 static inline rp_block_t *rp_split(reap_t *r, rp_block_t *b, size_t csz, size_t rem)
 {
+    RP_ASSERT(csz % RP_GRAIN == 0 && rem % RP_GRAIN == 0 && rem >= RP_MIN_BLOCK);
     size_t tag = (size_t)r->tag << RP_TAG_SHIFT;
     b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | tag;
     rp_block_t *rest = rp_at(b, csz);
@@ -352,6 +352,7 @@ static inline rp_block_t *rp_quick_pop(reap_t *r, size_t csz)
 {
     rp_block_t **q = &r->heap->quick[csz / RP_GRAIN], *b = *q;
     if (b) {
+        RP_ASSERT((b->head & RP_QUICK) && (b->head & RP_CINUSE) && rp_bsize(b) == csz);
         *q = b->fd;
         b->head &= ~RP_QUICK;
         r->quick_bytes -= csz;
@@ -364,6 +365,7 @@ static inline rp_block_t *rp_quick_pop(reap_t *r, size_t csz)
 static inline rp_block_t *rp_dv_carve(reap_t *r, size_t csz)
 {
     rp_block_t *b = r->dv;
+    RP_ASSERT(r->dv_size >= csz + RP_MIN_BLOCK);
     r->dv_size -= csz;
     r->dv = rp_split(r, b, csz, r->dv_size);
     r->heap_free_bytes -= csz;

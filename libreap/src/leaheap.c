@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * leaheap.c - a reap's heap: Lea-style bins of free blocks.
  *
@@ -49,20 +51,15 @@ static unsigned map_next(const rp_heap_t *h, unsigned i)
 
 void rp_heap_insert(reap_t *r, rp_block_t *b, size_t size)
 {
+    RP_ASSERT(!(b->head & RP_CINUSE) && rp_bsize(b) == size && size >= RP_MIN_BLOCK);
+    RP_ASSERT(rp_at(b, size)->prev_foot == size && !(rp_at(b, size)->head & RP_PINUSE));
     rp_heap_t *h = r->heap;
     unsigned i = rp_bin_index(size);
     rp_block_t *prev = NULL, *next = h->bin[i];
     if (i >= RP_NSMALL) /* ranged bins stay sorted by size */
         while (next && rp_bsize(next) < size)
             prev = next, next = next->fd;
-    b->fd = next;
-    b->bk = prev;
-    if (next)
-        next->bk = b;
-    if (prev)
-        prev->fd = b;
-    else
-        h->bin[i] = b;
+    rp_bin_list_insert(&h->bin[i], prev, b);
     map_set(h, i);
     r->heap_free_bytes += size;
 }
@@ -77,16 +74,10 @@ void rp_heap_unlink(reap_t *r, rp_block_t *b, size_t size)
         rp_heap_update_empty(r);
         return;
     }
-    if (b->bk) {
-        b->bk->fd = b->fd;
-    } else {
-        unsigned i = rp_bin_index(size);
-        h->bin[i] = b->fd;
-        if (!b->fd)
-            map_clear(h, i);
-    }
-    if (b->fd)
-        b->fd->bk = b->bk;
+    unsigned i = rp_bin_index(size);
+    rp_bin_list_unlink(&h->bin[i], b);
+    if (!h->bin[i])
+        map_clear(h, i);
     rp_heap_update_empty(r);
 }
 
@@ -179,6 +170,7 @@ static void to_frontier(reap_t *r, rp_block_t *b)
         rp_heap_unlink(r, p, rp_bsize(p));
         b = p;
     }
+    RP_ASSERT(b->head & RP_PINUSE); /* the block before the frontier is in use */
     r->bump = (char *)b;
 }
 
@@ -208,6 +200,8 @@ void rp_heap_free(reap_t *r, rp_block_t *b)
         size += ps;
         b = p;
     }
+    /* coalesced: no two free blocks are neighbours */
+    RP_ASSERT((b->head & RP_PINUSE) && ((next->head & RP_CINUSE) || (char *)next == r->bump));
     if ((next->head & RP_FENCE) && (b->head & RP_PINUSE) && rp_region_try_release(r, b, size))
         return;
     if (RP_UNLIKELY(!r->heap) && !rp_region_heap_ensure(r)) {

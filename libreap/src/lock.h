@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * lock.h - the lock of a reap's child list: one 32-bit word and a futex.
  *

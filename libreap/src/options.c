@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * options.c - libreap's tunables, in one table.
  *
@@ -7,9 +9,9 @@
  * on the first reap_create(); malformed or out-of-range values keep the
  * default and are reported on stderr.
  */
-#include "base.h"
-#include "env.h"
+#include "base/base.h"
 #include "internal.h"
+#include "util/env.h"
 
 rp_options_t rp_opt = {
     .first_chunk = 8192,          /* the 2002 reaps' first chunk */

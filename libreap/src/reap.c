@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * reap.c - reap objects: create, clear, destroy, nesting, limits, misuse.
  *
@@ -28,7 +30,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "internal.h"
 
 const char *reap_version(void) { return REAP_VERSION_STRING; }
@@ -124,22 +126,14 @@ void rp_lock_wake(rp_lock_t *l)
 static void link_child(reap_t *parent, reap_t *c)
 {
     rp_lock(&parent->lock);
-    c->next_sibling = parent->children;
-    if (parent->children)
-        parent->children->prev_sibling = c;
-    parent->children = c;
+    rp_child_list_push(&parent->children, c);
     rp_unlock(&parent->lock);
 }
 
 static void unlink_child(reap_t *parent, reap_t *c)
 {
     rp_lock(&parent->lock);
-    if (c->prev_sibling)
-        c->prev_sibling->next_sibling = c->next_sibling;
-    else
-        parent->children = c->next_sibling;
-    if (c->next_sibling)
-        c->next_sibling->prev_sibling = c->prev_sibling;
+    rp_child_list_unlink(&parent->children, c);
     rp_unlock(&parent->lock);
 }
 
@@ -244,11 +238,8 @@ static void destroy_children(reap_t *r)
     for (;;) {
         rp_lock(&r->lock);
         reap_t *c = r->children;
-        if (c) {
-            r->children = c->next_sibling;
-            if (c->next_sibling)
-                c->next_sibling->prev_sibling = NULL;
-        }
+        if (c)
+            rp_child_list_unlink(&r->children, c);
         rp_unlock(&r->lock);
         if (!c)
             return;

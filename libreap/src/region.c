@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * region.c - a reap's chunks, its bump frontier, and its large objects.
  *
@@ -19,7 +21,7 @@
  */
 #include <string.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "internal.h"
 
 /* The fence remembers its chunk, so a free block that fills a retired
@@ -148,9 +150,7 @@ static int new_chunk(reap_t *r, size_t csz)
         return ENOMEM;
     rp_chunk_t *old = r->chunk;
     char *old_bump = r->bump, *old_end = r->bump_end;
-    c->older = old;
-    c->newer = NULL;
-    old->newer = c;
+    rp_chunk_list_push(&r->chunk, c);
     c->size = size;
     set_frontier(r, c);
     retire(r, old, old_bump, old_end, true); /* c was sized to hold the bins too */
@@ -179,13 +179,8 @@ static rp_block_t *side_block(reap_t *r, size_t csz)
     rp_chunk_t *c = base_take(r, size);
     if (!c)
         return NULL;
-    rp_chunk_t *cur = r->chunk;
     c->size = size;
-    c->newer = cur;
-    c->older = cur->older;
-    if (c->older)
-        c->older->newer = c;
-    cur->older = c;
+    rp_chunk_list_insert(&r->chunk, r->chunk, c); /* behind the current one */
     rp_block_t *b = (rp_block_t *)rp_chunk_arena(r, c);
     rp_ann_noaccess(b, (size_t)((char *)c + size - (char *)b));
     b->head = csz | r->head_bits;
@@ -204,6 +199,7 @@ rp_block_t *rp_region_bump(reap_t *r, size_t csz)
     }
     rp_block_t *b = (rp_block_t *)r->bump;
     r->bump += csz;
+    RP_ASSERT(csz % RP_GRAIN == 0 && r->bump <= r->bump_end); /* the fence still fits */
     b->head = csz | r->head_bits;
     return b;
 }
@@ -216,9 +212,8 @@ bool rp_region_try_release(reap_t *r, rp_block_t *b, size_t size)
     rp_chunk_t *c = f->chunk;
     if (c == r->first || (char *)b != rp_chunk_arena(r, c))
         return false;
-    c->newer->older = c->older; /* c is retired, so it has a newer one */
-    if (c->older)               /* a side chunk may sit behind the first */
-        c->older->newer = c->newer;
+    RP_ASSERT(c->newer != NULL); /* c is retired, so it has a newer one */
+    rp_chunk_list_unlink(&r->chunk, c);
     chunk_release(r, c);
     return true;
 }
@@ -243,11 +238,7 @@ void *rp_large_alloc(reap_t *r, size_t n, size_t alignment)
     size_t usable = ((uintptr_t)base + size - mem) & ~(size_t)RP_FLAGS;
     lg->base = base;
     lg->base_size = size;
-    lg->prev = NULL;
-    lg->next = r->large;
-    if (r->large)
-        r->large->prev = lg;
-    r->large = lg;
+    rp_large_list_push(&r->large, lg);
     b->head = usable | RP_LARGE | RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
     r->live_bytes += size;
     rp_ann_noaccess(base, size); /* alloc.c opens the object itself */
@@ -266,12 +257,7 @@ size_t rp_large_footprint(const rp_block_t *b) { return large_of(b)->base_size; 
 void rp_large_free(reap_t *r, rp_block_t *b)
 {
     rp_large_t *lg = large_of(b);
-    if (lg->prev)
-        lg->prev->next = lg->next;
-    else
-        r->large = lg->next;
-    if (lg->next)
-        lg->next->prev = lg->prev;
+    rp_large_list_unlink(&r->large, lg);
     b->head &= ~RP_CINUSE;
     rp_live_sub(r, lg->base_size);
     base_give(r, lg->base, lg->base_size);

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * stats.c - a reap's figures, for one reap or a subtree, as text or JSON.
  *
@@ -10,7 +12,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "internal.h"
 
 void reap_get_stats(const reap_t *r, reap_stats_t *out)

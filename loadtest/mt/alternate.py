@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 """alternate.py - the allocator benchmarks of loadtest/mt/ in alternation.
 
 The runner behind loadtest/mt/run.sh.  It repeats rounds: each round runs

@@ -1,16 +1,22 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * bench.h - what the allocator benchmarks of loadtest/mt/ share: argument
- * parsing (-t threads, -s scale), a clock, a deterministic random number
- * generator, and one result line per run in a fixed format that run.sh
- * parses:
+ * bench.h - what the allocator benchmarks of loadtest/mt/ share, so each
+ * holds only its own loop: argument parsing (-t threads, -s scale) and the
+ * amount of work it scales, starting the threads and timing them, a
+ * deterministic random number generator, and one result line per run in a
+ * fixed format that run.sh parses:
  *   bench=NAME threads=N seconds=S ops=N mops_per_s=X peak_rss_kb=K [extra]
- * The benchmarks only call malloc/free: the allocator is chosen outside,
- * with LD_PRELOAD.
+ * A benchmark's main parses (bench_parse), fills each thread's lane, and
+ * calls bench_go, or bench_run_threads and bench_report when its report
+ * needs figures of the run.  The benchmarks only call malloc/free: the
+ * allocator is chosen outside, with LD_PRELOAD.
  */
 #ifndef REAP_BENCH_H
 #define REAP_BENCH_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +36,16 @@
 #define BENCH_LANE _Alignas(128)
 
 typedef struct bench_args {
+    const char *name; /* bench= in the result line */
     int threads; /* -t, default 1 */
     double scale; /* -s, multiplies the amount of work, default 1 */
 } bench_args_t;
 
-static inline bench_args_t bench_parse(int argc, char **argv, const char *usage)
+/* Reads -t and -s; on -h or a bad option prints the usage with what, the
+ * benchmark's one-line description, and exits. */
+static inline bench_args_t bench_parse(int argc, char **argv, const char *name, const char *what)
 {
-    bench_args_t a = {1, 1.0};
+    bench_args_t a = {name, 1, 1.0};
     int c;
     while ((c = getopt(argc, argv, "t:s:h")) != -1) {
         if (c == 't')
@@ -44,7 +53,7 @@ static inline bench_args_t bench_parse(int argc, char **argv, const char *usage)
         else if (c == 's')
             a.scale = atof(optarg);
         else {
-            fprintf(stderr, "usage: %s [-t threads] [-s scale]\n%s\n", argv[0], usage);
+            fprintf(stderr, "usage: %s [-t threads] [-s scale]\n%s: %s\n", argv[0], name, what);
             exit(c == 'h' ? 0 : 2);
         }
     }
@@ -53,6 +62,17 @@ static inline bench_args_t bench_parse(int argc, char **argv, const char *usage)
         exit(2);
     }
     return a;
+}
+
+/* The amount of work -s asks for: base * scale, divided among the threads
+ * when split (the total is fixed) and not when each thread does it all;
+ * at least 1. */
+static inline long bench_work(const bench_args_t *b, double base, bool split)
+{
+    long n = (long)(base * b->scale);
+    if (split)
+        n /= b->threads;
+    return n < 1 ? 1 : n;
 }
 
 static inline double bench_now(void)
@@ -117,6 +137,15 @@ static inline double bench_run_threads(int n, void *(*fn)(void *), void *base, s
     double secs = bench_now() - start;
     free(t);
     return secs;
+}
+
+/* The whole run of most benchmarks: fn on b->threads threads, thread i
+ * given lanes + i * stride, timed, and reported as ops operations. */
+static inline void bench_go(const bench_args_t *b, void *(*fn)(void *), void *lanes,
+                            size_t stride, double ops)
+{
+    double secs = bench_run_threads(b->threads, fn, lanes, stride);
+    bench_report(b->name, b->threads, secs, ops, NULL);
 }
 
 /* The false-sharing kernel of cache-scratch and cache-thrash: iters times,

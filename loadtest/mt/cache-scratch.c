@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * cache-scratch.c - passive false sharing (Hoard's cache-scratch): the
  * main thread allocates one small object per thread, all likely in one
@@ -29,15 +31,12 @@ static void *worker(void *v)
 
 int main(int argc, char **argv)
 {
-    bench_args_t b = bench_parse(argc, argv, "cache-scratch: passive false sharing");
-    long iters = (long)(ITERATIONS * b.scale) / b.threads;
-    if (iters < 1)
-        iters = 1;
+    bench_args_t b = bench_parse(argc, argv, "cache-scratch", "passive false sharing");
+    long iters = bench_work(&b, ITERATIONS, true);
     for (int i = 0; i < b.threads; i++) {
         args[i].given = malloc(SIZE);
         args[i].iters = iters;
     }
-    double secs = bench_run_threads(b.threads, worker, args, sizeof *args);
-    bench_report("cache-scratch", b.threads, secs, (double)iters * b.threads * REPS * SIZE, NULL);
+    bench_go(&b, worker, args, sizeof *args, (double)iters * b.threads * REPS * SIZE);
     return 0;
 }

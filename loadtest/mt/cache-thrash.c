@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * cache-thrash.c - active false sharing (Hoard's cache-thrash): each
  * thread repeatedly allocates a small object, writes it many times and
@@ -25,13 +27,10 @@ static void *worker(void *v)
 
 int main(int argc, char **argv)
 {
-    bench_args_t b = bench_parse(argc, argv, "cache-thrash: active false sharing");
-    long iters = (long)(ITERATIONS * b.scale) / b.threads;
-    if (iters < 1)
-        iters = 1;
+    bench_args_t b = bench_parse(argc, argv, "cache-thrash", "active false sharing");
+    long iters = bench_work(&b, ITERATIONS, true);
     for (int i = 0; i < b.threads; i++)
         args[i].iters = iters;
-    double secs = bench_run_threads(b.threads, worker, args, sizeof *args);
-    bench_report("cache-thrash", b.threads, secs, (double)iters * b.threads * REPS * SIZE, NULL);
+    bench_go(&b, worker, args, sizeof *args, (double)iters * b.threads * REPS * SIZE);
     return 0;
 }

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * larson.c - Larson and Krishnan's server simulation: each thread owns a
  * set of slots holding blocks of random sizes and repeatedly frees a random
@@ -18,7 +20,6 @@ typedef struct lane {
     BENCH_LANE char **slot;
     uint64_t seed;
     long rounds_left;
-    long ops;
 } lane_t;
 
 static lane_t lanes[BENCH_MAX_THREADS];
@@ -35,7 +36,6 @@ static void *run_round(void *v)
         l->slot[k] = malloc(size);
         l->slot[k][0] = 1;
     }
-    l->ops += ROUND_OPS;
     return NULL;
 }
 
@@ -57,10 +57,8 @@ static void *lane_main(void *v)
 
 int main(int argc, char **argv)
 {
-    bench_args_t b = bench_parse(argc, argv, "larson: server simulation with thread churn");
-    long rounds = (long)(ROUNDS * b.scale);
-    if (rounds < 1)
-        rounds = 1;
+    bench_args_t b = bench_parse(argc, argv, "larson", "server simulation with thread churn");
+    long rounds = bench_work(&b, ROUNDS, false);
     for (int i = 0; i < b.threads; i++) {
         lanes[i].slot = malloc(sizeof(char *) * SLOTS);
         lanes[i].seed = 0x2545f4914f6cdd1dull * (uint64_t)(i + 1);
@@ -68,14 +66,11 @@ int main(int argc, char **argv)
             lanes[i].slot[k] = malloc(MIN_SIZE + (size_t)(bench_rand(&lanes[i].seed) % (MAX_SIZE - MIN_SIZE)));
         lanes[i].rounds_left = rounds;
     }
-    double secs = bench_run_threads(b.threads, lane_main, lanes, sizeof *lanes);
-    double ops = 0;
+    bench_go(&b, lane_main, lanes, sizeof *lanes, (double)rounds * ROUND_OPS * b.threads);
     for (int i = 0; i < b.threads; i++) {
-        ops += (double)lanes[i].ops;
         for (int k = 0; k < SLOTS; k++)
             free(lanes[i].slot[k]);
         free(lanes[i].slot);
     }
-    bench_report("larson", b.threads, secs, ops, NULL);
     return 0;
 }

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 # loadtest/mt: multithreaded allocator benchmarks after the Hoard paper and
 # today's suites (threadtest, larson, cache-scratch, cache-thrash,
 # prodcons (xmalloc-test), mstress, shbench).  Built with `make', never run

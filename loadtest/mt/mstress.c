@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * mstress.c - a large, changing live set across threads, after mimalloc's
  * mstress: each thread keeps an array of live objects (mostly small, some
@@ -61,19 +63,15 @@ static void *worker(void *v)
 
 int main(int argc, char **argv)
 {
-    bench_args_t b = bench_parse(argc, argv, "mstress: large changing live set with cross-thread frees");
-    long rounds = (long)(ROUNDS * b.scale);
-    if (rounds < 1)
-        rounds = 1;
+    bench_args_t b = bench_parse(argc, argv, "mstress", "large changing live set with cross-thread frees");
+    long rounds = bench_work(&b, ROUNDS, false);
     for (int i = 0; i < b.threads; i++) {
         args[i].seed = 0xd1b54a32d192ed03ull * (uint64_t)(i + 1);
         args[i].rounds = rounds;
         args[i].nthreads = b.threads;
     }
-    double secs = bench_run_threads(b.threads, worker, args, sizeof *args);
+    bench_go(&b, worker, args, sizeof *args, (double)rounds * (OPS_PER_ROUND / b.threads) * b.threads);
     for (int i = 0; i < POOL; i++)
         free(atomic_exchange(&pool[i], NULL));
-    double ops = (double)rounds * (OPS_PER_ROUND / b.threads) * b.threads;
-    bench_report("mstress", b.threads, secs, ops, NULL);
     return 0;
 }

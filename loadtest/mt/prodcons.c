@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * prodcons.c - producer-consumer blowup, after xmalloc-test: T producer
  * threads allocate objects of random sizes (16..512 bytes) and pass them
@@ -30,8 +32,14 @@ typedef struct pair {
     uint64_t seed;
 } pair_t;
 
-static int npairs;
+/* Thread 2i produces for pair i, thread 2i + 1 consumes. */
+typedef struct role {
+    BENCH_LANE pair_t *pair;
+    bool consumes;
+} role_t;
+
 static pair_t pairs[BENCH_MAX_THREADS / 2];
+static role_t roles[BENCH_MAX_THREADS];
 
 static void *producer(void *v)
 {
@@ -75,16 +83,18 @@ static void *consumer(void *v)
     return NULL;
 }
 
-static void *role(void *v)
+static void *play(void *v)
 {
-    long i = (long)(intptr_t)v;
-    return i % 2 == 0 ? producer(&pairs[i / 2]) : consumer(&pairs[i / 2]);
+    role_t *r = v;
+    return r->consumes ? consumer(r->pair) : producer(r->pair);
 }
 
 int main(int argc, char **argv)
 {
-    bench_args_t b = bench_parse(argc, argv, "prodcons: producer-consumer blowup (xmalloc-test style); -t counts pairs' threads");
-    npairs = b.threads < 2 ? 1 : b.threads / 2;
+    bench_args_t b = bench_parse(argc, argv, "prodcons", "producer-consumer blowup (xmalloc-test style); -t counts pairs' threads");
+    int npairs = b.threads < 2 ? 1 : b.threads / 2, nthreads = 2 * npairs;
+    for (int i = 0; i < nthreads; i++)
+        roles[i] = (role_t){&pairs[i / 2], i % 2 == 1};
     /* The allocator under test starts up (its tables, the main thread's
      * cache) before the baseline is taken: blowup is about what it holds
      * for what the threads pass along, not its fixed start-up cost (the
@@ -97,14 +107,7 @@ int main(int argc, char **argv)
         pairs[i].items = (long)(ITEMS * b.scale) / npairs;
         pairs[i].seed = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1);
     }
-    int nthreads = 2 * npairs;
-    pthread_t *t = calloc((size_t)nthreads, sizeof *t);
-    double start = bench_now();
-    for (long i = 0; i < nthreads; i++)
-        pthread_create(&t[i], NULL, role, (void *)(intptr_t)i);
-    for (int i = 0; i < nthreads; i++)
-        pthread_join(t[i], NULL);
-    double secs = bench_now() - start;
+    double secs = bench_run_threads(nthreads, play, roles, sizeof *roles);
     double peak_live = 0, ops = 0;
     for (int i = 0; i < npairs; i++) {
         peak_live += (double)pairs[i].peak_live;
@@ -113,6 +116,6 @@ int main(int argc, char **argv)
     char extra[96];
     double grown = (double)(bench_peak_rss_kb() - rss0) * 1024.0;
     snprintf(extra, sizeof extra, "peak_live_kb=%.0f blowup=%.2f", peak_live / 1024, grown / peak_live);
-    bench_report("prodcons", nthreads, secs, ops, extra);
+    bench_report(b.name, nthreads, secs, ops, extra);
     return 0;
 }

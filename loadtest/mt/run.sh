@@ -11,6 +11,10 @@
 # usage: loadtest/mt/run.sh [BUILD_DIR]   (default: ./build, or the cwd if
 #        it holds loadtest/mt/threadtest).  Environment: THREADS="1 2 4 8",
 #        BENCHES="threadtest ...", ALLOCS="glibc ... reap", REPS=5, SCALE=1.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-}

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * shbench.c - random sizes, after MicroQuill's SmartHeap benchmark: each
  * thread allocates batches of objects of random sizes between 1 and 1000
@@ -47,15 +49,12 @@ static void *worker(void *v)
 
 int main(int argc, char **argv)
 {
-    bench_args_t b = bench_parse(argc, argv, "shbench: random sizes 1..1000 freed in random order");
-    long rounds = (long)(ROUNDS * b.scale) / b.threads;
-    if (rounds < 1)
-        rounds = 1;
+    bench_args_t b = bench_parse(argc, argv, "shbench", "random sizes 1..1000 freed in random order");
+    long rounds = bench_work(&b, ROUNDS, true);
     for (int i = 0; i < b.threads; i++) {
         args[i].seed = 0xa0761d6478bd642full * (uint64_t)(i + 1);
         args[i].rounds = rounds;
     }
-    double secs = bench_run_threads(b.threads, worker, args, sizeof *args);
-    bench_report("shbench", b.threads, secs, (double)rounds * b.threads * BATCH, NULL);
+    bench_go(&b, worker, args, sizeof *args, (double)rounds * b.threads * BATCH);
     return 0;
 }

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * threadtest.c - Hoard's threadtest: each of T threads repeatedly
  * allocates its share of N small objects and frees them all, with no
@@ -34,15 +36,12 @@ static void *worker(void *v)
 
 int main(int argc, char **argv)
 {
-    bench_args_t b = bench_parse(argc, argv, "threadtest: allocate and free 64-byte objects per thread");
-    long iters = (long)(ITERATIONS * b.scale);
-    if (iters < 1)
-        iters = 1;
+    bench_args_t b = bench_parse(argc, argv, "threadtest", "allocate and free 64-byte objects per thread");
+    long iters = bench_work(&b, ITERATIONS, false), n = OBJECTS / b.threads;
     for (int i = 0; i < b.threads; i++) {
-        args[i].n = OBJECTS / b.threads;
+        args[i].n = n;
         args[i].iters = iters;
     }
-    double secs = bench_run_threads(b.threads, worker, args, sizeof *args);
-    bench_report("threadtest", b.threads, secs, 2.0 * (double)iters * (OBJECTS / b.threads) * b.threads, NULL);
+    bench_go(&b, worker, args, sizeof *args, 2.0 * (double)iters * (double)n * b.threads);
     return 0;
 }

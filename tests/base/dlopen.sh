@@ -5,6 +5,10 @@
 # from several threads in a dlopen'ed libreap.so.  libreap-malloc.so is
 # not checked: it is only ever preloaded (loaded at startup, in the static
 # TLS block) and uses initial-exec TLS on purpose; preload.sh tests it.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 set -u
 libs="$PWD/libreap/.libs/libreap.so"
 fail=0

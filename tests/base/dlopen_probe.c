@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * dlopen_probe.c - loads libreap.so with dlopen, as httpd loads a module,
  * and runs reaps from several threads at once: the base allocator's

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * invariant.h - the heaps' balance condition as the tests state it,
  * independently of heap.c: Hoard's emptiness invariant per size class and

@@ -1,17 +1,20 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 # tests/base: the Hoard-style base allocator (libreap/src/base/).  Unit
 # tests link libreap_hoard.la to see its internals; preload.sh runs real
 # programs under libreap-malloc.so; dlopen.sh loads libreap.so the way httpd
-# loads a module; tsan.sh rebuilds the stress test with ThreadSanitizer
-# (skipped, status 77, where the toolchain cannot).
+# loads a module.  tsan.sh rebuilds the stress test with ThreadSanitizer
+# (make check-tsan; make check-sanitizers runs the whole fast tier under
+# TSan, the stress test included).
 check_PROGRAMS += tests/base/preload_probe tests/base/dlopen_probe
 tests_base_preload_probe_SOURCES = tests/base/preload_probe.c
 tests_base_preload_probe_LDADD = -ldl
 tests_base_dlopen_probe_SOURCES = tests/base/dlopen_probe.c
 tests_base_dlopen_probe_LDADD = -ldl
 
-HOARD_CHECK_SH = tests/base/preload.sh tests/base/tsan.sh tests/base/dlopen.sh
-TESTS += $(HOARD_CHECK_SH)
-EXTRA_DIST += $(HOARD_CHECK_SH) tests/base/invariant.h
+HOARD_CHECK_SH = tests/base/preload.sh tests/base/dlopen.sh
+FAST_TESTS += $(HOARD_CHECK_SH)
+EXTRA_DIST += $(HOARD_CHECK_SH) tests/base/tsan.sh tests/base/invariant.h
 
 if HAVE_CMOCKA
 HOARD_TEST_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/libreap/src
@@ -36,7 +39,7 @@ tests_base_test_tcache_LDADD = $(HOARD_TEST_LDADD)
 tests_base_test_space_CFLAGS = $(HOARD_TEST_CFLAGS)
 tests_base_test_space_LDADD = $(HOARD_TEST_LDADD)
 check_PROGRAMS += $(HOARD_TESTS)
-TESTS += $(HOARD_TESTS)
+FAST_TESTS += $(HOARD_TESTS)
 endif
 
 # The ThreadSanitizer run alone: make check-tsan

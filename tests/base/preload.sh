@@ -3,6 +3,10 @@
 # the same output as without it: python3, gcc compiling a C file, sort on a
 # few MB, bc, git init/commit/log, and preload_probe (every malloc entry
 # point, threads, fork).  Run by `make check' from the build directory.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 set -u
 lib=${REAP_MALLOC_LIB:-$PWD/libreap/.libs/libreap-malloc.so}
 probe=${REAP_PROBE:-$PWD/tests/base/preload_probe}

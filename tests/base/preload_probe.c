@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * preload_probe.c - exercises every C allocation function the way programs
  * do, run by preload.sh with and without LD_PRELOAD=libreap-malloc.so:

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_heap.c - unit tests of Hoard's heaps (libreap/src/base/heap.c):
  * allocation from the fullest superblock, move-to-front on free, the

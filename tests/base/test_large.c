@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_large.c - unit tests of large objects (libreap/src/base/large.c)
  * and of the aligned entry points: objects above S/2 come straight from
@@ -14,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "base.h"
+#include "base/base.h"
 #include "base/hoard.h"
 
 static int setup(void **state)

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_release.c - return of memory to the OS (libreap/src/base/heap.c,
  * release_excess): after a peak of small objects is freed, the global heap

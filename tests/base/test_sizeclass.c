@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_sizeclass.c - unit tests of the base allocator's size classes
  * (libreap/src/base/sizeclass.c), for the default S and for 16 KiB and

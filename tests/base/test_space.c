@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_space.c - unit tests of the address space superblocks and large
  * objects are carved from (libreap/src/base/space.c): carves are

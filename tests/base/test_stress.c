@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_stress.c - a deterministic multithreaded stress test of the base
  * allocator: rounds of short-lived threads (thread churn) allocate blocks

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_superblock.c - unit tests of one superblock (libreap/src/base/
  * superblock.c and the inline pop/push of hoard.h): blocks inside the

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_tcache.c - unit tests of the thread caches' growth
  * (libreap/src/base/tcache.c): a bin that overflows grows its cap out of

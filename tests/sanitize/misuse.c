@@ -1,9 +1,11 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * misuse.c - deliberate misuse of reap objects that AddressSanitizer or
  * Valgrind memcheck must report, one case per run: `misuse CASE`.
  *
  * Built only in ASan and Valgrind builds (tests/sanitize/local.mk), where
- * libreap annotates its objects (libreap/src/annotate.h); misuse.sh runs
+ * libreap annotates its objects (libreap/src/util/annotate.h); misuse.sh runs
  * every case and checks the tool's report.  Each misuse is a single
  * one-byte access through a volatile pointer, so the compiler keeps it, and
  * the case prints the address it touches to stdout first, so the script can

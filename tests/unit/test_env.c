@@ -1,5 +1,7 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * test_env.c - unit tests of the REAP_* reader (libreap/src/env.c): sizes
+ * test_env.c - unit tests of the REAP_* reader (libreap/src/util/env.c): sizes
  * with and without suffixes are read, and a malformed, overflowing or
  * out-of-range value, or one not a power of two where that is asked for,
  * keeps the default and is reported on stderr with the variable's name,
@@ -16,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "env.h"
+#include "util/env.h"
 
 #define DEFAULT 12345
 

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * heap.c - Hoard's heaps: superblocks in fullness groups, the emptiness
  * invariant, and the global heap.
@@ -41,25 +43,6 @@ static rp_hd_sb_t **slot_of(rp_hd_heap_t *h, rp_hd_sb_t *sb)
     return sb->group == 0 ? &h->empty : &h->group[sb->cls][sb->group];
 }
 
-static void list_push(rp_hd_sb_t **head, rp_hd_sb_t *sb)
-{
-    sb->prev = NULL;
-    sb->next = *head;
-    if (*head)
-        (*head)->prev = sb;
-    *head = sb;
-}
-
-static void list_unlink(rp_hd_sb_t **head, rp_hd_sb_t *sb)
-{
-    if (sb->prev)
-        sb->prev->next = sb->next;
-    else
-        *head = sb->next;
-    if (sb->next)
-        sb->next->prev = sb->prev;
-}
-
 /* Lists sb where its use says: empty list or its fullness group, in front. */
 static void file_sb(rp_hd_heap_t *h, rp_hd_sb_t *sb)
 {
@@ -71,12 +54,12 @@ static void file_sb(rp_hd_heap_t *h, rp_hd_sb_t *sb)
         sb->group = rp_hd_sb_group(sb);
         h->ca[sb->cls] += sb_bytes();
     }
-    list_push(slot_of(h, sb), sb);
+    rp_hd_sb_list_push(slot_of(h, sb), sb);
 }
 
 static void unfile_sb(rp_hd_heap_t *h, rp_hd_sb_t *sb)
 {
-    list_unlink(slot_of(h, sb), sb);
+    rp_hd_sb_list_unlink(slot_of(h, sb), sb);
     if (sb->group == 0)
         h->nempty--;
     else
@@ -271,6 +254,7 @@ static size_t unbumped(const rp_hd_sb_t *sb) { return (size_t)(sb->end - sb->bum
 static void took(rp_hd_heap_t *h, rp_hd_sb_t *sb, size_t k)
 {
     sb->used += (uint32_t)k;
+    RP_ASSERT(sb->used <= sb->nblocks && sb->bump <= sb->end);
     count_use(h, sb, (long)k);
     file_sb(h, sb);
 }
@@ -333,6 +317,7 @@ size_t rp_hd_heap_take_range(rp_hd_heap_t *h, uint32_t cls, size_t n, char **sta
 /* Counts n blocks of sb (unfiled) as given back and files it again. */
 static void gave(rp_hd_heap_t *h, rp_hd_sb_t *sb, uint32_t n)
 {
+    RP_ASSERT(n <= sb->used);
     sb->used -= n;
     count_use(h, sb, -(long)n);
     h->dirty |= (uint64_t)1 << sb->cls;
@@ -453,13 +438,7 @@ static void shed_idle_heaps(rp_hd_heap_t *h)
  * holds for every class and nempty <= K. */
 void rp_hd_heap_balance(rp_hd_heap_t *h)
 {
-#ifdef REAP_DEBUG
-    if (!rp_hd_heap_check(h)) {
-        static const char msg[] = "reap: base allocator heap corrupted\n";
-        (void)!write(2, msg, sizeof msg - 1);
-        abort();
-    }
-#endif
+    RP_ASSERT(rp_hd_heap_check(h)); /* the full walk: debug builds only */
     if (h == global_heap())
         return;
     shed_stale_empties(h);
@@ -467,6 +446,7 @@ void rp_hd_heap_balance(rp_hd_heap_t *h)
         shed_idle_heaps(h);
     while (h->nempty > rp_hd_opt.k_slack && over_slack(h))
         transfer_out(h, h->empty);
+    RP_ASSERT(h->nempty <= rp_hd_opt.k_slack || !over_slack(h));
     /* A class leaves the dirty set only once it keeps the invariant (or
      * has no victim): under the slack it stays dirty, so that the balance
      * after the heap next crosses the slack still looks at it. */
@@ -575,25 +555,6 @@ static uint32_t default_heaps(void)
     while (n < 2u * (uint32_t)cpus && n < RP_HD_MAX_HEAPS)
         n *= 2;
     return n;
-}
-
-void rp_hd_lock_init(pthread_mutex_t *lock)
-{
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
-    pthread_mutex_init(lock, &attr);
-    pthread_mutexattr_destroy(&attr);
-}
-
-void rp_hd_lock_fork(pthread_mutex_t *lock, int phase)
-{
-    if (phase == 0)
-        pthread_mutex_lock(lock);
-    else if (phase == 1)
-        pthread_mutex_unlock(lock);
-    else
-        rp_hd_lock_init(lock);
 }
 
 void rp_hd_heaps_init(void)

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * hoard.h - the structures of the Hoard-style base allocator and the
  * prototypes its files share (libreap/src/base/).
@@ -70,14 +72,14 @@
 #ifndef RP_HOARD_H
 #define RP_HOARD_H
 
-#ifdef HAVE_CONFIG_H
-#include "config.h" /* REAP_DEBUG */
-#endif
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "../util/common.h" /* config.h, RP_LIKELY, RP_ASSERT */
+#include "../util/list.h"
 
 #define RP_HD_MAX_CLASSES 64
 #define RP_HD_MAX_SB (1u << 20) /* largest S REAP_SUPERBLOCK accepts */
@@ -94,7 +96,7 @@
 #define RP_HD_GROUPS 6
 #define RP_HD_FULL 5
 
-/* ---- options (options.c) ---------------------------------------------- */
+/* ---- options (hoard_options.c) -------------------------------------- */
 
 typedef struct rp_hd_options {
     size_t sb_size;        /* S: power of two, 16 KiB .. 1 MiB */
@@ -115,6 +117,61 @@ typedef struct rp_hd_options {
 extern rp_hd_options_t rp_hd_opt;
 /* Reads REAP_* from the environment once; called by rp_hd_init(). */
 void rp_hd_options_init(void);
+
+/* ---- OS layer (os.c): mappings, their counters, locks, the clock ------ */
+
+/* The counters of the mappings, kept by os.c (and read by hoard_stats.c).
+ * Written only when the allocator maps or unmaps, so no operation that
+ * stays inside the allocator's memory writes a line every thread shares.
+ * A cache line of its own, as is rp_hd_once, which every malloc above
+ * 1 KiB reads. */
+typedef struct rp_hd_counters {
+    _Atomic uint64_t mapped;       /* bytes mapped from the OS now */
+    _Atomic uint64_t peak_mapped;  /* peak_mapped >= mapped */
+    _Atomic uint64_t maps, unmaps; /* mmap and munmap calls */
+    _Atomic uint64_t returned;     /* bytes given back to the OS, ever */
+} __attribute__((aligned(64))) rp_hd_counters_t;
+
+extern rp_hd_counters_t rp_hd_cnt;
+
+/* Initialises an allocator lock (heaps, large objects) as an adaptive
+ * mutex: they are held for a few list operations, so a thread that finds
+ * one taken spins a little instead of paying a futex sleep and wake-up. */
+void rp_hd_lock_init(pthread_mutex_t *lock);
+/* One of the allocator's leaf locks around fork: phase 0 locks it (before
+ * fork), 1 unlocks it (parent), 2 initialises it again (child). */
+void rp_hd_lock_fork(pthread_mutex_t *lock, int phase);
+
+/* A decay clock (each heap's empty superblocks, the large-object
+ * cache): periods of decay_ms on a coarse monotonic clock.  Whatever was
+ * stamped with an epoch before the period that just ended has stayed
+ * unused through a whole period.  The caller's lock guards it. */
+typedef struct rp_hd_decay {
+    uint32_t epoch; /* periods begun: the stamp for what is parked now */
+    uint64_t start; /* ms when the current period began */
+} rp_hd_decay_t;
+
+/* Starts a new period when the current one is over: returns true and sets
+ * *stale to the period that just ended (stamps below it are stale). */
+bool rp_hd_decay_tick(rp_hd_decay_t *d, uint32_t *stale);
+
+/* Maps len bytes aligned to align (a power of two >= page); NULL on failure.
+ * Never touches the memory, so untouched pages cost no RSS. */
+void *rp_hd_os_map(size_t len, size_t align);
+/* The same without unmapping the ragged ends: the mapping is the
+ * *map_len bytes at *base (both set), to be unmapped whole. */
+void *rp_hd_os_map_loose(size_t len, size_t align, char **base, size_t *map_len);
+void rp_hd_os_unmap(void *p, size_t len);
+size_t rp_hd_os_page(void);
+/* For space.c: maps a reserve (counted as a mapping made, not as bytes
+ * held), unmaps address space that holds nothing, counts a carve of len
+ * bytes at p as held (and fresh to the sanitizers), and gives the pages
+ * of len bytes at p back to the OS, keeping the addresses mapped (false,
+ * nothing counted, if the kernel refused). */
+void *rp_hd_os_reserve(size_t len, size_t align);
+void rp_hd_os_unreserve(void *p, size_t len);
+void rp_hd_os_count_carve(void *p, size_t len);
+bool rp_hd_os_purge(void *p, size_t len);
 
 /* ---- size classes (sizeclass.c) ----------------------------------------- */
 
@@ -185,6 +242,9 @@ _Static_assert(offsetof(rp_hd_sb_t, interior) < 64 && offsetof(rp_hd_sb_t, cls) 
                    offsetof(rp_hd_sb_t, owner) < 64,
                "free()'s fields in the header's first line");
 
+/* rp_hd_sb_list_push/insert/unlink: a heap's lists of superblocks. */
+RP_LIST(rp_hd_sb_list, rp_hd_sb_t, next, prev)
+
 extern size_t rp_hd_sb_mask; /* ~(S - 1) */
 
 /* Header of any pointer this allocator handed out. */
@@ -208,11 +268,13 @@ static inline void *rp_hd_sb_pop(rp_hd_sb_t *sb)
         return NULL;
     }
     sb->used++;
+    RP_ASSERT(sb->used <= sb->nblocks);
     return p;
 }
 /* Gives back a block (its start, not an interior pointer). */
 static inline void rp_hd_sb_push(rp_hd_sb_t *sb, void *p)
 {
+    RP_ASSERT(sb->used > 0);
     *(void **)p = sb->free;
     sb->free = p;
     sb->used--;
@@ -237,15 +299,6 @@ static inline uint8_t rp_hd_sb_group(const rp_hd_sb_t *sb)
 
 /* ---- heaps (heap.c) ------------------------------------------------------ */
 
-/* A decay clock (each heap's empty superblocks, the large-object
- * cache; os.c): periods of decay_ms on a coarse monotonic clock.  Whatever was
- * stamped with an epoch before the period that just ended has stayed
- * unused through a whole period.  The caller's lock guards it. */
-typedef struct rp_hd_decay {
-    uint32_t epoch; /* periods begun: the stamp for what is parked now */
-    uint64_t start; /* ms when the current period began */
-} rp_hd_decay_t;
-
 typedef struct rp_hd_heap {
     pthread_mutex_t lock;
     uint32_t index;                /* 0 = global */
@@ -269,13 +322,6 @@ typedef struct rp_hd_heap {
 extern rp_hd_heap_t *rp_hd_heaps; /* [0] global, [1..rp_hd_nheaps] */
 extern uint32_t rp_hd_nheaps;
 
-/* Initialises an allocator lock (heaps, large objects) as an adaptive
- * mutex: they are held for a few list operations, so a thread that finds
- * one taken spins a little instead of paying a futex sleep and wake-up. */
-void rp_hd_lock_init(pthread_mutex_t *lock);
-/* One of the allocator's leaf locks around fork: phase 0 locks it (before
- * fork), 1 unlocks it (parent), 2 initialises it again (child). */
-void rp_hd_lock_fork(pthread_mutex_t *lock, int phase);
 void rp_hd_heaps_init(void);
 /* Locks the heap owning sb (stable while held); returns it. */
 rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb);
@@ -395,6 +441,7 @@ static inline void rp_hd_bin_run_turn(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p,
 static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
 {
     uint32_t n = bin->count;
+    RP_ASSERT(n < bin->cap);
     rp_hd_sb_t *r = bin->run_sb;
     /* & and |, not && and ||: three short-circuit branches here made
      * larson 4-10% slower at 8 threads (alike in three code alignments) */
@@ -430,8 +477,8 @@ extern __thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL;
  * empty bins, caps 0.  Never written. */
 extern rp_hd_tcache_t rp_hd_none;
 
-/* Returns the calling thread's cache, creating it (and initialising the
- * allocator) on first use.  Never NULL. */
+/* Returns the calling thread's cache, creating it on first use; the
+ * caller has seen rp_hd_init() return.  Never NULL. */
 rp_hd_tcache_t *rp_hd_tcache_get(void);
 void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls);
 /* Makes room in tc's full bin of class cls: grows its cap out of the
@@ -446,33 +493,14 @@ void rp_hd_tcache_fork(int phase);
 /* ---- large objects (large.c) -------------------------------------------- */
 
 /* Maps an object of size bytes aligned to align (power of two); *fresh is
- * set when its memory is known to be zero.  NULL on failure. */
+ * set when its memory is known to be zero.  NULL on failure.  The caller
+ * has seen rp_hd_init() return. */
 void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh);
 void rp_hd_large_free(rp_hd_sb_t *hdr);
 /* Bytes a default-aligned large request of size really gets. */
 size_t rp_hd_large_usable(size_t size);
 void rp_hd_large_fork(int phase);
 void rp_hd_large_trim(void);
-
-/* ---- OS layer (os.c) ----------------------------------------------------- */
-
-/* Maps len bytes aligned to align (a power of two >= page); NULL on failure.
- * Never touches the memory, so untouched pages cost no RSS. */
-void *rp_hd_os_map(size_t len, size_t align);
-/* The same without unmapping the ragged ends: the mapping is the
- * *map_len bytes at *base (both set), to be unmapped whole. */
-void *rp_hd_os_map_loose(size_t len, size_t align, char **base, size_t *map_len);
-void rp_hd_os_unmap(void *p, size_t len);
-size_t rp_hd_os_page(void);
-/* For space.c: maps a reserve (counted as a mapping made, not as bytes
- * held), unmaps address space that holds nothing, counts a carve of len
- * bytes at p as held (and fresh to the sanitizers), and gives the pages
- * of len bytes at p back to the OS, keeping the addresses mapped (false,
- * nothing counted, if the kernel refused). */
-void *rp_hd_os_reserve(size_t len, size_t align);
-void rp_hd_os_unreserve(void *p, size_t len);
-void rp_hd_os_count_carve(void *p, size_t len);
-bool rp_hd_os_purge(void *p, size_t len);
 
 /* ---- address space (space.c) --------------------------------------------- */
 
@@ -488,24 +516,8 @@ void rp_hd_space_give(void *p, size_t len);
 /* How many spans of free address space there are (tests). */
 size_t rp_hd_space_spans(void);
 void rp_hd_space_fork(int phase);
-/* Starts a new period when the current one is over: returns true and sets
- * *stale to the period that just ended (stamps below it are stale). */
-bool rp_hd_decay_tick(rp_hd_decay_t *d, uint32_t *stale);
 
-/* ---- statistics (stats.c) ------------------------------------------------ */
-
-/* Written only when the allocator maps or unmaps, so no operation that
- * stays inside the allocator's memory writes a line every thread shares.
- * A cache line of its own, as is rp_hd_once, which every malloc above
- * 1 KiB reads. */
-typedef struct rp_hd_counters {
-    _Atomic uint64_t mapped;       /* bytes mapped from the OS now */
-    _Atomic uint64_t peak_mapped;
-    _Atomic uint64_t maps, unmaps; /* mmap and munmap calls */
-    _Atomic uint64_t returned;     /* bytes given back to the OS, ever */
-} __attribute__((aligned(64))) rp_hd_counters_t;
-
-extern rp_hd_counters_t rp_hd_cnt;
+/* ---- statistics (hoard_stats.c) ------------------------------------------ */
 
 /* Bytes of the mappings of live large objects, and of the large cache
  * (large.c: the cache's sums change under its lock, the bytes mapped
@@ -532,7 +544,7 @@ void rp_hoard_get_stats(rp_hoard_stats_t *out);
 void rp_hoard_stats_print(const rp_hoard_stats_t *st, bool json,
                           void (*write)(void *arg, const char *s), void *arg);
 
-/* ---- entry points (alloc.c) ------------------------------------------------ */
+/* ---- entry points (hoard.c) ------------------------------------------------ */
 
 /* Initialises the allocator once; safe to call from any thread, any time. */
 void rp_hd_init(void);

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * large.c - objects above S/2: a piece of address space each, plus a
  * small cache.
@@ -194,7 +196,6 @@ static bool cache_put(rp_hd_sb_t *h)
 
 void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
 {
-    rp_hd_init();
     size_t s = rp_hd_opt.sb_size;
     bool carved = align <= default_off(); /* and cached when freed */
     if (carved) {

@@ -1,4 +1,6 @@
-# The base allocator behind reaps (see libreap/src/base.h).
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+# The base allocator behind reaps (see libreap/src/base/base.h).
 #
 # RP_HOARD_SOURCES is the Hoard-style allocator of this directory.  It is
 # also built alone, as libreap_hoard.la, for its unit tests and for the
@@ -6,7 +8,7 @@
 # use: the Hoard-style allocator (the one implementation of base.h).
 RP_HOARD_SOURCES = \
 	libreap/src/base/hoard.h \
-	libreap/src/base/options.c \
+	libreap/src/base/hoard_options.c \
 	libreap/src/base/sizeclass.c \
 	libreap/src/base/superblock.c \
 	libreap/src/base/heap.c \
@@ -14,8 +16,8 @@ RP_HOARD_SOURCES = \
 	libreap/src/base/large.c \
 	libreap/src/base/space.c \
 	libreap/src/base/os.c \
-	libreap/src/base/stats.c \
-	libreap/src/base/alloc.c
+	libreap/src/base/hoard_stats.c \
+	libreap/src/base/hoard.c
 
 RP_BASE_SOURCES = $(RP_HOARD_SOURCES)
 
@@ -27,12 +29,12 @@ RP_BASE_SOURCES = $(RP_HOARD_SOURCES)
 # initial-exec TLS fails with "cannot allocate memory in static TLS block");
 # tests/base/dlopen.sh checks libreap.so for exactly that.
 noinst_LTLIBRARIES += libreap/libreap_hoard.la
-libreap_libreap_hoard_la_SOURCES = $(RP_HOARD_SOURCES) libreap/src/env.h libreap/src/env.c
+libreap_libreap_hoard_la_SOURCES = $(RP_HOARD_SOURCES) $(RP_UTIL_SOURCES)
 libreap_libreap_hoard_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DRP_HD_TLS_IE $(REAP_LIB_SAN_CFLAGS)
 
 # Drop-in malloc for LD_PRELOAD: exports only the C allocation functions.
 lib_LTLIBRARIES += libreap/libreap-malloc.la
-libreap_libreap_malloc_la_SOURCES = libreap/src/malloc.c
+libreap_libreap_malloc_la_SOURCES = libreap/src/base/malloc.c
 libreap_libreap_malloc_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libreap_libreap_malloc_la_LIBADD = libreap/libreap_hoard.la
 libreap_libreap_malloc_la_LDFLAGS = -module -avoid-version -shared -pthread

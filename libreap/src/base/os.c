@@ -1,29 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * os.c - the allocator's only contact with the kernel: aligned mappings,
- * and the coarse clock of the decay periods (rp_hd_decay_tick).
+ * os.c - the allocator's only contact with the kernel: aligned mappings
+ * and their counters, the mutexes of its locks (and their fork
+ * handling), and the coarse clock of the decay periods (rp_hd_decay_tick).
+ * Every other file of the allocator builds on these; this one uses nothing
+ * of theirs but the options (rp_hd_opt).
  *
  * Contract: rp_hd_os_map(len, align) returns len bytes of fresh zeroed
  * memory at an address that is a multiple of align, or NULL; pages are not
  * touched, so they cost no RSS until used.  rp_hd_os_unmap() gives any
  * page-aligned part of a mapping back.  Both keep the mapping counters of
- * rp_hd_cnt (stats.c).  Alignment is obtained by mapping align - page bytes
- * more and unmapping the ragged ends; rp_hd_os_map_loose() leaves them
- * mapped (never touched, so no RSS) for a caller that unmaps the whole
- * mapping at once later (large objects): one system call instead of
- * three, each of which takes the process's mmap lock for writing and
- * stalls the other threads' page faults (where mstress at 2 threads
- * slept most).  Under ASan a mapping is unpoisoned
+ * rp_hd_cnt (defined here, read by hoard_stats.c).  Alignment is obtained
+ * by mapping align - page bytes more and unmapping the ragged ends;
+ * rp_hd_os_map_loose() leaves them mapped (never touched, so no RSS) for a
+ * caller that unmaps the whole mapping at once later (large objects): one
+ * system call instead of three, each of which takes the process's mmap
+ * lock for writing and stalls the other threads' page faults (where
+ * mstress at 2 threads slept most).  Under ASan a mapping is unpoisoned
  * when made and before it goes back: blocks freed to reaps' base allocator
- * are poisoned (../annotate.h), and the kernel may hand the same addresses
- * to anyone next.
+ * are poisoned (../util/annotate.h), and the kernel may hand the same
+ * addresses to anyone next.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/annotate.h"
 #include "hoard.h"
-#include "../annotate.h" /* after hoard.h: config.h says REAP_VALGRIND */
+
+rp_hd_counters_t rp_hd_cnt;
 
 static size_t page_size;
 
@@ -146,6 +154,25 @@ void rp_hd_os_unmap(void *p, size_t len)
 #endif
     munmap(p, len);
     count_returned(len);
+}
+
+void rp_hd_lock_init(pthread_mutex_t *lock)
+{
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+    pthread_mutex_init(lock, &attr);
+    pthread_mutexattr_destroy(&attr);
+}
+
+void rp_hd_lock_fork(pthread_mutex_t *lock, int phase)
+{
+    if (phase == 0)
+        pthread_mutex_lock(lock);
+    else if (phase == 1)
+        pthread_mutex_unlock(lock);
+    else
+        rp_hd_lock_init(lock);
 }
 
 bool rp_hd_decay_tick(rp_hd_decay_t *d, uint32_t *stale)

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * superblock.c - one superblock: S aligned bytes holding blocks of one size
  * class after a 128-byte header.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * tcache.c - per-thread caches in front of the heaps, and the binding of
  * threads to heaps.
@@ -24,8 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/annotate.h"
 #include "hoard.h"
-#include "../annotate.h" /* after hoard.h: config.h says REAP_VALGRIND */
 
 rp_hd_tcache_t rp_hd_none;
 __thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL = &rp_hd_none;
@@ -119,7 +121,6 @@ rp_hd_tcache_t *rp_hd_tcache_get(void)
     rp_hd_tcache_t *tc = rp_hd_tls;
     if (tc != &rp_hd_none)
         return tc;
-    rp_hd_init();
     return tcache_create();
 }
 

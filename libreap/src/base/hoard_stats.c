@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * stats.c - the base allocator's statistics, defined once.
+ * hoard_stats.c - the base allocator's statistics, defined once.
  *
- * Mapping counters are atomics kept by os.c and large.c; heap figures are
+ * Mapping counters are atomics kept by os.c (rp_hd_cnt); heap figures are
  * read under each heap's lock, one heap at a time, so a snapshot is
  * consistent per heap but not across heaps.  rp_hoard_stats_print() writes
  * the same fields as text or JSON from one table, for mod_reap and tests.
@@ -10,10 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../base.h"
+#include "base.h"
 #include "hoard.h"
-
-rp_hd_counters_t rp_hd_cnt;
 
 void rp_hoard_get_stats(rp_hoard_stats_t *out)
 {

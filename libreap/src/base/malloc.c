@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * malloc.c - the C allocation functions of libreap-malloc.so, for
  * LD_PRELOAD: malloc, free, calloc, realloc, posix_memalign, aligned_alloc,
  * memalign, valloc, pvalloc, malloc_usable_size and malloc_trim, all served by the
- * Hoard-style base allocator (libreap/src/base/).
+ * Hoard-style base allocator of this folder (its entry points, hoard.c).
  *
  * glibc routes its own internal allocations (stdio buffers, getpwnam,
  * dlopen, pthread keys) through these same symbols, and the first call can
@@ -16,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/hoard.h"
+#include "hoard.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -1,7 +1,9 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * env.h - reading REAP_* tunables from the environment.
  *
- * Both option tables (options.c for reaps, base/options.c for the base
+ * Both option tables (options.c for reaps, base/hoard_options.c for the base
  * allocator) describe each tunable once, with its range, and read them all
  * with rp_env_read().  It does not allocate, so it is safe inside the first
  * malloc of a program.

@@ -1,11 +1,13 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * base.h - the base allocator interface: where reaps get their memory.
  *
  * Reaps never call mmap or malloc themselves: every chunk and every large
  * object comes from rp_base_alloc() and goes back through rp_base_free().
- * The Hoard-style allocator of libreap/src/base/ implements it (chosen by
- * RP_BASE_SOURCES in libreap/src/base/local.mk), so another backing would
- * be a change of that one list.
+ * The Hoard-style allocator of this folder implements it (hoard.c and
+ * hoard_stats.c, chosen by RP_BASE_SOURCES in local.mk), so another
+ * backing would be a change of that one list.
  *
  * Contract:
  *   - rp_base_alloc(size) returns size bytes aligned to RP_BASE_ALIGN, or

@@ -1,5 +1,7 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * alloc.c - the entry points of the Hoard-style allocator: malloc-like
+ * hoard.c - the entry points of the Hoard-style allocator: malloc-like
  * calls for malloc.c, the rp_base_* interface of base.h for reaps, lazy
  * initialisation and fork safety.
  *
@@ -12,7 +14,7 @@
  * pthread_atfork handlers that keep every allocator lock consistent
  * across fork().
  *
- * In ASan and Valgrind builds (../annotate.h) a block given to a reap is
+ * In ASan and Valgrind builds (../util/annotate.h) a block given to a reap is
  * open to the program and one it gives back is poisoned, so a use after
  * reap_destroy is reported; the allocator's own walks of its free lists
  * run quiet.
@@ -24,12 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../base.h"
+#include "../util/annotate.h"
+#include "base.h"
 #include "hoard.h"
-#include "../annotate.h" /* after hoard.h: config.h says REAP_VALGRIND */
-
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* Read by every malloc that misses the small fast path: a cache line of
  * its own, beside nothing another thread writes. */
@@ -63,7 +62,7 @@ static void fork_child(void)
 
 void rp_hd_init(void)
 {
-    if (likely(atomic_load_explicit(&rp_hd_once.ready, memory_order_acquire)))
+    if (RP_LIKELY(atomic_load_explicit(&rp_hd_once.ready, memory_order_acquire)))
         return;
     int expected = 0;
     if (atomic_compare_exchange_strong(&rp_hd_once.claimed, &expected, 1)) {
@@ -91,7 +90,7 @@ __attribute__((noinline)) static void *small_refill(uint32_t cls)
 static inline void *small_alloc(uint32_t cls)
 {
     void *p = rp_hd_bin_take(&rp_hd_tls->bin[cls]);
-    if (likely(p != NULL))
+    if (RP_LIKELY(p != NULL))
         return p;
     return small_refill(cls);
 }
@@ -106,8 +105,10 @@ static void bad_pointer(const void *p)
 
 __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
 {
-    if (tc == &rp_hd_none)
+    if (tc == &rp_hd_none) {
+        rp_hd_init(); /* a thread's first call may be a free */
         tc = rp_hd_tcache_get();
+    }
     if (atomic_load_explicit(&sb->owner, memory_order_relaxed) != tc->heap) {
         rp_hd_tcache_free_remote(tc, sb, p);
         return;
@@ -129,7 +130,7 @@ static inline void free_block(rp_hd_sb_t *sb, void *p)
     rp_hd_tcache_t *tc = rp_hd_tls;
     if (atomic_load_explicit(&sb->owner, memory_order_relaxed) == tc->heap) {
         rp_hd_bin_t *bin = &tc->bin[sb->cls];
-        if (likely(bin->count < bin->cap)) {
+        if (RP_LIKELY(bin->count < bin->cap)) {
             rp_hd_bin_push(bin, sb, p);
             return;
         }
@@ -151,10 +152,10 @@ __attribute__((noinline)) static void free_unusual(rp_hd_sb_t *sb, void *p)
 
 void rp_hoard_free(void *p)
 {
-    if (unlikely(p == NULL))
+    if (RP_UNLIKELY(p == NULL))
         return;
     rp_hd_sb_t *sb = rp_hd_hdr(p);
-    if (unlikely((sb->magic ^ RP_HD_SB_MAGIC) |
+    if (RP_UNLIKELY((sb->magic ^ RP_HD_SB_MAGIC) |
                  atomic_load_explicit(&sb->interior, memory_order_relaxed))) {
         free_unusual(sb, p);
         return;
@@ -188,9 +189,9 @@ __attribute__((noinline)) static void *malloc_slow(size_t size)
  * rp_hd_none, whose bins are empty, whatever class rp_hd_sc_small() says. */
 void *rp_hoard_malloc(size_t size)
 {
-    if (likely(size <= 1024)) {
+    if (RP_LIKELY(size <= 1024)) {
         void *p = rp_hd_bin_take(&rp_hd_tls->bin[rp_hd_sc_small(size)]);
-        if (likely(p != NULL))
+        if (RP_LIKELY(p != NULL))
             return p;
     }
     return malloc_slow(size);
@@ -199,7 +200,7 @@ void *rp_hoard_malloc(size_t size)
 void *rp_hoard_malloc_z(size_t size, bool *zeroed)
 {
     *zeroed = false;
-    if (unlikely(!atomic_load_explicit(&rp_hd_once.ready, memory_order_acquire)))
+    if (RP_UNLIKELY(!atomic_load_explicit(&rp_hd_once.ready, memory_order_acquire)))
         rp_hd_init();
     if (size <= rp_hd_sc_max())
         return small_alloc(rp_hd_sc_of(size));

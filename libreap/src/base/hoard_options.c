@@ -1,5 +1,7 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * options.c - the base allocator's tunables, in one table.
+ * hoard_options.c - the base allocator's tunables, in one table.
  *
  * Every number the Hoard-style allocator's behaviour depends on lives here
  * with its default, overridable from the environment (REAP_SUPERBLOCK=256k,
@@ -8,7 +10,7 @@
  * since it may run inside the first malloc of a program.  Malformed or
  * out-of-range values keep the default and are reported on stderr.
  */
-#include "../env.h"
+#include "../util/env.h"
 #include "hoard.h"
 
 rp_hd_options_t rp_hd_opt = {

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * annotate.h - tells AddressSanitizer and Valgrind which bytes of a reap the
  * program may touch, so that misuse of reap objects is reported as it would
@@ -43,6 +45,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "common.h" /* config.h: REAP_VALGRIND */
 
 #if defined(__SANITIZE_ADDRESS__)
 #define RP_ASAN 1
