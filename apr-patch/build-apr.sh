@@ -1,6 +1,6 @@
 #!/bin/bash
-# build-apr.sh - fetch Debian 12's APR 1.7.2, patch its pools into reaps,
-# build and install it.
+# build-apr.sh - fetch Debian 12's APR 1.7.2, drop the project's reap-backed
+# pool files (apr-patch/src/) into it, build and install it.
 #
 # The patched library keeps the SONAME libapr-1.so.0, so Debian's apache2
 # and libaprutil1 run on it through LD_LIBRARY_PATH=<prefix>/lib with no
@@ -14,8 +14,12 @@
 #      update; needs root the first time);
 #   2. `apt-get source apr` into the work directory (Debian's own patches are
 #      applied by the unpacking);
-#   3. copy the pristine tree, apply apr-patch/*.patch in name order, run
-#      ./buildconf as debian/rules does (Debian patches configure.in);
+#   3. check that each file apr-patch/src/ replaces is the pristine file
+#      recorded in apr-patch/PRISTINE.sha256 (a mismatch stops the build:
+#      nothing is merged with fuzz), copy the tree once and run ./buildconf
+#      as debian/rules does (Debian patches configure.in), then copy every
+#      file of apr-patch/src/ that differs from the tree's into it, so
+#      make rebuilds only what changed;
 #   4. configure out of tree with Debian's options and hardening flags,
 #      make, make install;
 #   5. with --check, run APR's own `make check` and fail unless it ends with
@@ -24,13 +28,22 @@
 #      against the patched APR (not installed) and run its `make check` the
 #      same way: its bucket allocator uses apr_allocator_* directly.
 #
+# With --diff FILE it only fetches the source, checks the hashes and writes
+# the unified diff, pristine against apr-patch/src/, to FILE (-p1, a/ and b/
+# prefixes, a DEP-3 header: usable as a Debian quilt patch).  No diff is the
+# source of truth; apr-patch/src/ is.
+#
 # Usage: build-apr.sh [--check] [--check-aprutil] [--build-dir DIR]
 #                     [--prefix DIR] [--reap-prefix DIR] [--jobs N]
+#        build-apr.sh --diff FILE [--build-dir DIR]
 #   --build-dir   the project's build directory        [<repo>/build]
 #   --prefix      where the patched APR installs      [<build-dir>/install/apr]
 #   --reap-prefix where libreap is installed          [<build-dir>/install]
 #   --jobs        make -j                             [2]
 # Exit status: 0 on success; 1 on any failure, with the reason on stderr.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 
 set -euo pipefail
 
@@ -43,6 +56,7 @@ reap_prefix=
 jobs=2
 check=no
 check_aprutil=no
+diff_out=
 
 die() { echo "build-apr.sh: $*" >&2; exit 1; }
 say() { echo "build-apr.sh: $*"; }
@@ -55,6 +69,7 @@ while [ $# -gt 0 ]; do
         --prefix) prefix=${2:?--prefix needs a directory}; shift ;;
         --reap-prefix) reap_prefix=${2:?--reap-prefix needs a directory}; shift ;;
         --jobs) jobs=${2:?--jobs needs a number}; shift ;;
+        --diff) diff_out=${2:?--diff needs a file name}; shift ;;
         -h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) die "unknown option '$1' (try --help)" ;;
     esac
@@ -67,14 +82,17 @@ prefix=${prefix:-$build_dir/install/apr}
 reap_prefix=${reap_prefix:-$build_dir/install}
 work=$build_dir/apr-work
 src=$work/apr-$APR_VERSION          # as unpacked by apt-get source
-tree=$work/patched                  # src + our patches
+tree=$work/patched                  # src + apr-patch/src/
 obj=$work/obj                       # out-of-tree build
 mkdir -p "$work" "$prefix"
 prefix=$(cd "$prefix" && pwd)
 
-[ -f "$reap_prefix/include/reap.h" ] ||
+ours=$here/src                      # the project's files, at their APR paths
+manifest=$here/PRISTINE.sha256
+
+[ -n "$diff_out" ] || [ -f "$reap_prefix/include/reap.h" ] ||
     die "no $reap_prefix/include/reap.h: run 'make install' in the build directory first"
-ls "$reap_prefix"/lib/libreap.so* > /dev/null 2>&1 ||
+[ -n "$diff_out" ] || ls "$reap_prefix"/lib/libreap.so* > /dev/null 2>&1 ||
     die "no libreap.so in $reap_prefix/lib: run 'make install' in the build directory first"
 
 # --- 1. deb-src entry -------------------------------------------------------
@@ -118,38 +136,81 @@ fetch_source() {
         die "apt-get source did not unpack apr-$APR_VERSION into $work"
 }
 
-# --- 3. patch -----------------------------------------------------------------
-patches() {   # in name order (the glob sorts)
-    local p
-    for p in "$here"/*.patch; do
-        [ -f "$p" ] && echo "$p"
+# --- 3. drop the project's files in ---------------------------------------
+manifest_paths() {   # the APR paths apr-patch/src/ replaces
+    grep -Ev '^[[:space:]]*(#|$)' "$manifest" | awk '{ print $2 }'
+}
+
+check_manifest() {   # every file of src/ listed, every listed file in src/
+    local f listed
+    listed=$(manifest_paths | sort)
+    [ -n "$listed" ] || die "$manifest lists no file"
+    for f in $listed; do
+        [ -f "$ours/$f" ] || die "$manifest lists $f, but there is no apr-patch/src/$f"
     done
-    return 0
+    while IFS= read -r f; do
+        grep -qxF "$f" <<< "$listed" ||
+            die "apr-patch/src/$f has no pristine hash in $manifest"
+    done < <(cd "$ours" && find . -type f | sed 's|^\./||' | sort)
 }
 
-patch_stamp() {
-    { echo "$APR_VERSION"; for p in $(patches); do sha256sum "$p"; done; } |
-        sha256sum | cut -d' ' -f1
+check_pristine() {   # the unpacked source is the one src/ was written against
+    local out
+    if ! out=$(cd "$src" && grep -Ev '^[[:space:]]*(#|$)' "$manifest" |
+        sha256sum --check --strict 2>&1); then
+        echo "$out" | grep -v ': OK$' >&2
+        die "the APR source in $src is not the one apr-patch/src/ was written against.
+  Compare the failing file with its upstream history, merge the change into
+  apr-patch/src/ by hand, and record the new pristine sha256 in $manifest."
+    fi
 }
 
-patch_tree() {
+tree_stamp() {
+    { echo "$APR_VERSION"; cat "$manifest"; } | sha256sum | cut -d' ' -f1
+}
+
+prepare_tree() {   # the pristine tree, configured for autoconf, once
     local stamp
-    stamp=$(patch_stamp)
-    if [ -f "$tree/.reap-patched" ] && [ "$(cat "$tree/.reap-patched")" = "$stamp" ]; then
+    stamp=$(tree_stamp)
+    if [ -f "$tree/.reap-tree" ] && [ "$(cat "$tree/.reap-tree")" = "$stamp" ]; then
         return 0
     fi
-    say "patching a copy of the source in $tree"
+    say "copying the source to $tree"
     rm -rf "$tree" "$obj"
     cp -a "$src" "$tree"
-    for p in $(patches); do
-        say "  applying $(basename "$p")"
-        patch -d "$tree" -p1 -s --no-backup-if-mismatch < "$p" ||
-            die "patch $p does not apply to apr-$APR_VERSION"
-    done
     say "buildconf"
     (cd "$tree" && LC_ALL=C ./buildconf > "$work/buildconf.log" 2>&1) ||
         die "buildconf failed; see $work/buildconf.log"
-    echo "$stamp" > "$tree/.reap-patched"
+    echo "$stamp" > "$tree/.reap-tree"
+}
+
+drop_in() {   # copy what changed; a fresh mtime makes make rebuild it
+    local f
+    for f in $(manifest_paths); do
+        if ! cmp -s "$ours/$f" "$tree/$f"; then
+            say "  apr-patch/src/$f -> $f"
+            cp "$ours/$f" "$tree/$f"
+        fi
+    done
+}
+
+write_diff() {   # pristine -> ours, one unified diff, usable as a quilt patch
+    local f out
+    out=$(mktemp)
+    {
+        echo "Description: APR pools backed by reaps (libreap), with apr_pfree()"
+        echo " Generated by apr-patch/build-apr.sh --diff from apr-patch/src/,"
+        echo " which is the source of truth; do not edit this patch."
+        echo "Forwarded: not-needed"
+        echo "---"
+    } > "$out"
+    for f in $(manifest_paths); do
+        diff -u --label "a/$f" --label "b/$f" "$src/$f" "$ours/$f" >> "$out" || [ $? = 1 ] ||
+            die "diff of $f failed"
+    done
+    mv "$out" "$diff_out"
+    chmod 644 "$diff_out"
+    say "wrote $diff_out ($(grep -c '^[-+][^-+]' "$diff_out") changed lines)"
 }
 
 # --- 4. configure, build, install -------------------------------------------
@@ -175,7 +236,7 @@ configure_args() {
 
 configure_tree() {
     local stamp
-    stamp=$( { configure_args; cat "$tree/.reap-patched"; } | sha256sum | cut -d' ' -f1)
+    stamp=$( { configure_args; cat "$tree/.reap-tree"; } | sha256sum | cut -d' ' -f1)
     if [ -f "$obj/config.status" ] && [ "$(cat "$obj/.reap-configured" 2> /dev/null)" = "$stamp" ]; then
         return 0
     fi
@@ -258,8 +319,15 @@ check_aprutil_tree() {
     echo "apr-util: $(grep -E '^All tests passed\.' "$work/aprutil-check.log")"
 }
 
+check_manifest
 fetch_source
-patch_tree
+check_pristine
+if [ -n "$diff_out" ]; then
+    write_diff
+    exit 0
+fi
+prepare_tree
+drop_in
 configure_tree
 build_tree
 [ "$check" = no ] || check_tree

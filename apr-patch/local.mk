@@ -1,39 +1,101 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 # apr-patch: APR pools made into reaps.
 #
-# The patched APR is not built by make: apr-patch/build-apr.sh fetches
-# Debian's APR 1.7.2 source, applies apr-patch/*.patch and installs the
-# library into $(REAP_APR_DIR), after `make install` has put libreap into
-# $(prefix).  The tests below therefore build only at `make check` time,
-# against that installation, and find both libraries through rpaths.
+# apr-patch/src/ holds the project's apr_pools.c and apr_pools.h at their
+# paths in APR's tree; PRISTINE.sha256 records the Debian APR 1.7.2 files
+# they replace.  Two builds use them:
+#
+#   make check      (fast tier) tests/apr/test_apr_pools: apr_pools.c
+#                   compiled into the test program against Debian's APR
+#                   headers (libapr1-dev) and the project's apr_pools.h.
+#                   Every other APR function comes from Debian's libapr-1;
+#                   the program's own pool functions interpose on the
+#                   library's, so the library's calls (apr_pstrdup, ...)
+#                   reach them too.  No download, no APR build.
+#   make check-apr  (slow tier) apr-patch/build-apr.sh: Debian's APR source
+#                   with the files dropped in, built and installed into
+#                   $(REAP_APR_DIR), then APR's and apr-util's own suites.
+#                   apache2 runs on that library (make check-httpd).
+#
+#   make apr-diff   the unified diff, pristine against apr-patch/src/, for
+#                   those who want a patch (a Debian quilt patch, say):
+#                   apr-patch/reap-pools.diff in the build tree.
 EXTRA_DIST += apr-patch/README.md apr-patch/build-apr.sh \
-	apr-patch/make-patches.sh \
-	apr-patch/01-apr_pools-h-pfree.patch \
-	apr-patch/02-apr_pools-c-reaps.patch \
-	tests/apr/httpd-smoke.sh
+	apr-patch/PRISTINE.sha256 apr-patch/src tests/apr/httpd-smoke.sh
+
+REAP_APR_POOLS_SRC = apr-patch/src/memory/unix/apr_pools.c
+REAP_APR_POOLS_HDR = apr-patch/src/include/apr_pools.h
+# Debian's APR headers with the project's apr_pools.h in place of the stock
+# one, copied into one directory of the build tree: APR's headers include
+# "apr_pools.h" with quotes, which looks beside the including header first,
+# so an -I path ahead of Debian's would not replace it.
+REAP_APR_INCDIR = tests/apr/apr-include
+REAP_APR_POOLS_CPPFLAGS = -I$(REAP_APR_INCDIR) \
+	-I$(top_srcdir)/tests/apr/shim $(AM_CPPFLAGS)
+
+if HAVE_APR
+BUILT_SOURCES += $(REAP_APR_INCDIR)/.stamp
+$(REAP_APR_INCDIR)/.stamp: $(top_srcdir)/$(REAP_APR_POOLS_HDR) Makefile
+	rm -rf $(REAP_APR_INCDIR) && $(MKDIR_P) $(REAP_APR_INCDIR)
+	cp `$(PKG_CONFIG) --variable=includedir apr-1`/*.h $(REAP_APR_INCDIR)/
+	cp $(top_srcdir)/$(REAP_APR_POOLS_HDR) $(REAP_APR_INCDIR)/apr_pools.h
+	touch $@
 
 if HAVE_CMOCKA
-APR_TEST_COMPILE = $(AM_CFLAGS) $(CMOCKA_CFLAGS) \
-	-I$(REAP_APR_DIR)/include/apr-1
-APR_TEST_LINK = -L$(REAP_APR_DIR)/lib -Wl,-rpath,$(REAP_APR_DIR)/lib \
-	-L$(libdir) -Wl,-rpath,$(libdir)
+# The pool code, compiled with Debian's APR compile flags; it is APR's code
+# and keeps APR's style, so the project's extra warnings stay off.
+check_LTLIBRARIES = tests/apr/libaprpools.la
+tests_apr_libaprpools_la_SOURCES = $(REAP_APR_POOLS_SRC) $(REAP_APR_POOLS_HDR) \
+	tests/apr/shim/apr_private.h
+tests_apr_libaprpools_la_CPPFLAGS = $(REAP_APR_POOLS_CPPFLAGS)
+tests_apr_libaprpools_la_CFLAGS = $(APR_CFLAGS) $(PTHREAD_CFLAGS) -Wall \
+	$(REAP_LIB_SAN_CFLAGS)
+# A convenience library that is never installed: no -rpath.
+tests_apr_libaprpools_la_LDFLAGS = -static
 
 check_PROGRAMS += tests/apr/test_apr_pools
 tests_apr_test_apr_pools_SOURCES = tests/apr/test_apr_pools.c
-tests_apr_test_apr_pools_CFLAGS = $(APR_TEST_COMPILE)
-tests_apr_test_apr_pools_LDFLAGS = $(APR_TEST_LINK)
-tests_apr_test_apr_pools_LDADD = -lapr-1 -lreap $(CMOCKA_LIBS)
-TESTS += tests/apr/test_apr_pools
+tests_apr_test_apr_pools_CPPFLAGS = $(REAP_APR_POOLS_CPPFLAGS)
+tests_apr_test_apr_pools_CFLAGS = $(AM_CFLAGS) $(APR_CFLAGS) $(CMOCKA_CFLAGS)
+tests_apr_test_apr_pools_LDADD = tests/apr/libaprpools.la libreap/libreap.la \
+	$(APR_LIBS) $(CMOCKA_LIBS)
+FAST_TESTS += tests/apr/test_apr_pools
+$(tests_apr_libaprpools_la_OBJECTS) $(tests_apr_test_apr_pools_OBJECTS): \
+	$(REAP_APR_INCDIR)/.stamp
+endif
 endif
 
-# Debian's apache2 on the patched APR.  It reads REAP_APR_DIR from the
-# environment and defaults to ./install/apr (the quickstart's layout).
-TESTS += tests/apr/httpd-smoke.sh
+# The patched APR, built from Debian's source (slow tier: make check-apr).
+# APR's own suite and apr-util's run there; it installs into REAP_APR_DIR,
+# where the apache2 tests (make check-httpd) and pool_bench find it.
+check-apr: install
+	$(top_srcdir)/apr-patch/build-apr.sh --build-dir $(abs_top_builddir) \
+	    --prefix $(REAP_APR_DIR) --reap-prefix $(prefix) --jobs $(APR_JOBS) \
+	    --check --check-aprutil
+APR_JOBS = 2
 
-# A benchmark, built by `make check` but not run by it: it prints figures
-# for whichever libapr-1 it loads (see its header comment).
-check_PROGRAMS += apr-patch/pool_bench
+apr-diff:
+	$(top_srcdir)/apr-patch/build-apr.sh --build-dir $(abs_top_builddir) \
+	    --diff apr-patch/reap-pools.diff
+CLEANFILES += apr-patch/reap-pools.diff
+
+# Debian's apache2 on the patched APR (slow tier: make check-httpd).  It
+# reads REAP_APR_DIR from the environment.
+HTTPD_TESTS += tests/apr/httpd-smoke.sh
+
+# A benchmark, not a test: prints pool costs for whichever libapr-1 it
+# loads (see its header comment).  Built against Debian's APR headers; it
+# finds apr_pfree at run time.
+if HAVE_APR
+noinst_PROGRAMS += apr-patch/pool_bench
 apr_patch_pool_bench_SOURCES = apr-patch/pool_bench.c
-apr_patch_pool_bench_CFLAGS = $(AM_CFLAGS) -I$(REAP_APR_DIR)/include/apr-1
-apr_patch_pool_bench_LDFLAGS = -L$(REAP_APR_DIR)/lib \
-	-Wl,-rpath,$(REAP_APR_DIR)/lib -Wl,-rpath,$(libdir)
-apr_patch_pool_bench_LDADD = -lapr-1 -ldl
+apr_patch_pool_bench_CFLAGS = $(AM_CFLAGS) $(APR_CFLAGS)
+apr_patch_pool_bench_LDADD = $(APR_LIBS) -ldl
+endif
+
+clean-local: clean-apr-headers
+clean-apr-headers:
+	rm -rf $(REAP_APR_INCDIR)
+
+.PHONY: check-apr apr-diff clean-apr-headers

@@ -1,12 +1,13 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * pool_bench.c - APR pool costs on whichever libapr-1 is loaded.
  *
  * Uses only the stock APR API (apr_pfree is looked up at run time), so the
- * one binary compares the reap-backed APR it is linked with against
- * Debian's: run it as is, then with
- * LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu to load the stock library
- * (LD_LIBRARY_PATH overrides the binary's RUNPATH).  It prints one
- * "name: value" line per figure; it asserts nothing.
+ * one binary, built against Debian's APR headers, compares Debian's
+ * library (run it as is) with the reap-backed one (run it with
+ * LD_LIBRARY_PATH=build/install/apr/lib after `make apr-build`).  It prints
+ * one "name: value" line per figure; it asserts nothing.
  *
  * Figures: apr_palloc of 16-256 bytes with a clear every 10,000 (ns per
  * allocation); a request-like pool cycle (create a subpool, 100 small

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 # mod_reap: the httpd module (mod_reap.c, mod_reap_status.c), its installed
 # header mod_reap.h, Debian-style reap.load/reap.conf, and its tests in
 # tests/httpd/ (with their test module, mod_reap_test.c).
@@ -20,7 +22,7 @@
 #   make install-apache2-system   (explicit, root, after make install) mod_reap.so into
 #                                 apxs's LIBEXECDIR and reap.load/reap.conf into
 #                                 /etc/apache2/mods-available/, so `a2enmod reap` works
-#   make check                    tests/httpd/test_mod_reap_stock.sh (Debian's libapr) and
+#   make check-httpd              tests/httpd/test_mod_reap_stock.sh (Debian's libapr) and
 #                                 tests/httpd/test_mod_reap_reap.sh (the reap-backed APR
 #                                 in $(REAP_APR_DIR); skipped, loudly, when it is missing)
 
@@ -36,12 +38,13 @@ MOD_REAP_TESTS = tests/httpd/test_mod_reap_stock.sh tests/httpd/test_mod_reap_re
 include_HEADERS += mod_reap/mod_reap.h
 EXTRA_DIST += mod_reap/mod_reap.c mod_reap/mod_reap_status.c \
 	mod_reap/mod_reap_private.h mod_reap/reap.load mod_reap/reap.conf \
-	tests/httpd/mod_reap_test.c tests/httpd/httpd_lib.sh $(MOD_REAP_TESTS)
+	tests/httpd/mod_reap_test.c tests/httpd/httpd_lib.sh tests/httpd/cleanup.sh \
+	$(MOD_REAP_TESTS)
 
 MOD_REAP_BUILT =
 if HAVE_APXS
 MOD_REAP_BUILT += $(MOD_REAP_SO) $(MOD_REAP_TEST_SO) $(MOD_REAP_PATHS)
-TESTS += $(MOD_REAP_TESTS)
+HTTPD_TESTS += $(MOD_REAP_TESTS)
 endif
 
 all-local: $(MOD_REAP_BUILT)

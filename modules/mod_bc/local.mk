@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 # modules/mod_bc: the bc interpreter (a convenience library, reused by the
 # httpd module), the reap-bc command-line tool, and the bc tests, which
 # compare reap-bc with Debian's GNU bc (/usr/bin/bc) byte for byte.
@@ -44,7 +46,7 @@ tests_bc_test_mag_LDADD = modules/mod_bc/libbc.la
 
 BC_TESTS = tests/bc/corpus.sh tests/bc/random.sh tests/bc/limits.sh \
 	tests/bc/read.sh
-TESTS += tests/bc/test_api tests/bc/test_mag $(BC_TESTS)
+FAST_TESTS += tests/bc/test_api tests/bc/test_mag $(BC_TESTS)
 EXTRA_DIST += modules/mod_bc/README.md $(BC_TESTS) tests/bc/common.sh tests/bc/gen.py \
 	tests/bc/corpus loadtest/bc-bench.sh loadtest/bc
 
@@ -60,7 +62,7 @@ EXTRA_DIST += modules/mod_bc/README.md $(BC_TESTS) tests/bc/common.sh tests/bc/g
 #   make install-apache2-system-bc   (explicit, root, after make install and
 #                  install-apache2-system) the same into the system, where
 #                  `a2enmod bc` finds them
-#   make check     tests/bc/test_mod_bc.sh: the handler in Debian's apache2
+#   make check-httpd tests/bc/test_mod_bc.sh: the handler in Debian's apache2
 MOD_BC_SO = modules/mod_bc/apxs/.libs/mod_bc.so
 MOD_BC_TESTS = tests/bc/test_mod_bc.sh
 EXTRA_DIST += modules/mod_bc/mod_bc.c modules/mod_bc/bc.load modules/mod_bc/demo.sh \
@@ -69,7 +71,7 @@ EXTRA_DIST += modules/mod_bc/mod_bc.c modules/mod_bc/bc.load modules/mod_bc/demo
 MOD_BC_BUILT =
 if HAVE_APXS
 MOD_BC_BUILT += $(MOD_BC_SO)
-TESTS += $(MOD_BC_TESTS)
+HTTPD_TESTS += $(MOD_BC_TESTS)
 endif
 all-local: $(MOD_BC_BUILT)
 

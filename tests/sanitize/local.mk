@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 # tests/sanitize: sanitizer and Valgrind builds of the whole suite, and the
 # misuse the tools must catch.
 #
@@ -6,7 +8,7 @@
 #   configure --enable-valgrind                       memcheck client requests
 #
 # In ASan and Valgrind builds libreap annotates reap objects
-# (libreap/src/annotate.h): only the bytes asked for are open to the
+# (libreap/src/util/annotate.h): only the bytes asked for are open to the
 # program; freed objects, the never-used space of chunks, block headers and
 # everything a reap held after clear or destroy are poisoned.  There
 # tests/sanitize/misuse (misuse.c: use after free, clear and destroy,
@@ -18,17 +20,14 @@
 # `make check-sanitizers' (run-all.sh) configures out-of-tree builds
 # /tmp/reap-san-{asan,tsan,valgrind} (SANITIZE_BUILDS, SANITIZE_CONFIGS and
 # JOBS override) with address,undefined, with thread and with
-# --enable-valgrind; runs `make check' in each, and in the third also
-# the misuse cases plus the libreap tests that touch only what a program may
-# (run-all.sh's VALGRIND_TESTS) each under valgrind --error-exitcode, through
-# the harness's LOG_COMPILER.  It prints the tests passed and failed per tool
-# and the time taken.  Tests that cannot apply under a sanitizer are left out
-# by name, in one place with the reasons (run-all.sh's EXCLUDE): those that
-# run Debian's httpd with apxs-built modules (tests/httpd, test_mod_bc.sh,
-# loadtest/wrk, loadtest/soak), need the reap-backed APR (tests/apr), or
-# preload/dlopen libreap into programs without the sanitizer runtime
-# (tests/base/preload.sh, dlopen.sh).  The REAP_SANITIZE conditional
-# (configure) lets their local.mk files drop them from `make check' too.
+# --enable-valgrind, and runs the fast tier (`make check') in each; in the
+# third also the misuse cases and the tests that touch only what a program
+# may (run-all.sh's VALGRIND_TESTS) each under valgrind --error-exitcode,
+# through the harness's LOG_COMPILER.  The pool code of apr-patch/src/ is
+# in that tier (tests/apr/test_apr_pools).  It prints the tests passed and
+# failed per tool and the time taken.  The tests that preload or dlopen
+# libreap into programs without the sanitizer runtime are left out by name,
+# with the reason (run-all.sh's EXCLUDE); the apache2 tiers never run there.
 # In the valgrind build `make check' also runs natively first: the client
 # requests compiled in must change nothing outside valgrind.
 #
@@ -39,7 +38,7 @@
 
 if REAP_ANNOTATED_BUILD
 check_PROGRAMS += tests/sanitize/misuse
-TESTS += tests/sanitize/misuse.sh
+FAST_TESTS += tests/sanitize/misuse.sh
 endif
 tests_sanitize_misuse_SOURCES = tests/sanitize/misuse.c
 tests_sanitize_misuse_LDADD = libreap/libreap_core.la

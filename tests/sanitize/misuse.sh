@@ -11,6 +11,10 @@
 #   tests/sanitize/misuse.sh [path/to/misuse]
 # A build without annotations (misuse --tool says "none") is an error, not
 # a skip: local.mk adds this test only to ASan and Valgrind builds.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 prog=${1:-./tests/sanitize/misuse}
 tool=$("$prog" --tool) || { echo "misuse.sh: cannot run $prog" >&2; exit 1; }
 out=$(mktemp -d "${TMPDIR:-/tmp}/reap-misuse.XXXXXX")

@@ -8,38 +8,38 @@
 # /tmp/reap-san-<config>), builds it with make -j$JOBS (default 2) and runs
 # `make check':
 #   asan      --enable-sanitizers=address,undefined: ASan + UBSan, reap
-#             objects poisoned (libreap/src/annotate.h), tests/sanitize/misuse
+#             objects poisoned (libreap/src/util/annotate.h), tests/sanitize/misuse
 #   tsan      --enable-sanitizers=thread
 #   valgrind  --enable-valgrind: make check natively, the misuse cases
 #             under memcheck, then the
 #             libreap unit and integration tests (VALGRIND_TESTS) each run
 #             under `valgrind --error-exitcode=99' through the test harness
 # Tests that cannot apply under a sanitizer are left out by name (EXCLUDE
-# below, with the reason): everything that runs Debian's httpd or apxs
-# modules, the reap-backed APR, or preloads libreap-malloc.so into programs
-# not built with the sanitizer runtime.  It prints, per configuration, the
+# below, with the reason): those that preload libreap-malloc.so into
+# programs not built with the sanitizer runtime.  It prints, per configuration, the
 # tests that passed and failed and the time taken, and exits non-zero if
 # any test failed.  An existing build directory is reused (make only
 # rebuilds what changed); remove it to reconfigure.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 set -u
 src=$(cd "${1:-$(dirname "$0")/../..}" && pwd)
 base=${SANITIZE_BUILDS:-/tmp/reap-san}
 jobs=${JOBS:-2}
 configs=${SANITIZE_CONFIGS:-asan tsan valgrind}
 
-# name pattern (grep -E) -> why it cannot run under a sanitizer
-EXCLUDE='^tests/(apr|httpd)/|^tests/bc/test_mod_bc|^tests/base/(preload|dlopen)\.sh$|^loadtest/(wrk|soak)/'
-# httpd/apxs (tests/httpd, test_mod_bc.sh, loadtest/wrk, loadtest/soak):
-#   Debian's httpd and the modules apxs builds do not load the sanitizer
-#   runtime (it must come first in the process), and they need the
-#   reap-backed APR;
-# tests/apr: needs the reap-backed APR built by apr-patch/build-apr.sh
-#   against an installed libreap;
+# The fast tier (`make check`) runs under each tool, the pool code of
+# apr-patch/src/ included (tests/apr/test_apr_pools).  Left out by name
+# (grep -E), with the reason:
+EXCLUDE='^tests/base/(preload|dlopen)\.sh$'
 # preload.sh/dlopen.sh: LD_PRELOAD libreap-malloc.so into system programs
 #   and dlopen of libreap.so from an unsanitized probe.
-# Programs `make check' would build only for those (and apr-patch/pool_bench,
-# which needs the reap-backed APR's headers) are not built:
-EXCLUDE_PROGRAMS='^tests/apr/|^apr-patch/'
+# The apache2 tiers (make check-httpd, check-soak) do not run here: Debian's
+# httpd and the modules apxs builds do not load the sanitizer runtime (it
+# must come first in the process).
+EXCLUDE_PROGRAMS='^tests/base/(preload|dlopen)_probe$'
 
 # Under valgrind: the libreap tests that use only what the program may
 # touch.  test_leaheap and test_region read block headers of freed and
@@ -47,7 +47,8 @@ EXCLUDE_PROGRAMS='^tests/apr/|^apr-patch/'
 # from the program on purpose, so memcheck rightly reports those reads.
 VALGRIND_TESTS='tests/unit/test_reap tests/unit/test_alloc tests/unit/test_stats tests/unit/test_env
 tests/integration/test_api tests/integration/test_model
-tests/integration/test_misuse tests/integration/test_walk tests/bc/test_api'
+tests/integration/test_misuse tests/integration/test_walk tests/bc/test_api
+tests/apr/test_apr_pools'
 
 status=0
 summary=$(mktemp "${TMPDIR:-/tmp}/reap-san-summary.XXXXXX")
@@ -56,7 +57,7 @@ trap 'rm -f "$summary"' EXIT
 # Prints "PASS name" / "FAIL name" ... for the .trs files of the tests run.
 results() {
     for t in $1; do
-        trs=$t.trs
+        trs=${t%.sh}.trs   # TEST_EXTENSIONS = .sh drops the suffix
         [ -f "$trs" ] || { echo "MISSING $t"; continue; }
         echo "$(sed -n 's/^:test-result: //p' "$trs" | sort -u | tr '\n' ' ' | sed 's/ $//') $t"
     done
