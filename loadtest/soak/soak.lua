@@ -1,3 +1,5 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- Copyright 2026 The reap project authors (see NOTICE).
 -- soak.lua - wrk script of the soak test (loadtest/soak/soak.sh).
 --
 -- Usage: wrk -t N -c N -s soak.lua http://HOST:PORT/ -- MANIFEST SEED
@@ -12,6 +14,17 @@
 -- with an expected output file passes only with 200 and exactly that body.
 -- done() prints one line per kind:
 --   KIND <kind> <sent> <passed> <failed> <first failure or ->
+-- and the fate of every request sent, summed over the threads:
+--   ACCOUNT <sent> <answered> <lost> <in flight>
+-- where sent = answered + lost + in flight always: a request is lost when
+-- its connection broke before its answer came (wrk then asks request() for
+-- the next one with this one still unanswered), in flight when wrk stopped
+-- before its answer came (at most one per thread).
+--
+-- wrk (4.1) calls request() once more than it sends, in the first thread
+-- before it starts, to check the request: that call is not counted.  Were
+-- it a real one after all, its answer counts it (response() with nothing
+-- pending), so the account adds up either way.
 
 local kinds = {}
 local total_weight = 0
@@ -19,6 +32,11 @@ local current
 -- Global and flat (kind:sent, kind:passed, kind:failed, kind:first), because
 -- done() reads it from each thread with get(), which copies scalars safely.
 counts = {}
+-- Per thread, global for the same reason: requests lost, and 1 while a
+-- request waits for its answer.
+lost = 0
+pending = 0
+local first_call
 local threads = {}
 
 local function read_file(path)
@@ -55,6 +73,7 @@ function init(args)
     end
     -- Threads differ in what they send; runs with one seed repeat.
     math.randomseed(seed * 7919 + thread_id)
+    first_call = thread_id == 1
 end
 
 function request()
@@ -66,6 +85,14 @@ function request()
             break
         end
     end
+    if first_call then -- wrk's check, not sent (see above)
+        first_call = false
+        return current.request
+    end
+    if pending == 1 then
+        lost = lost + 1
+    end
+    pending = 1
     local key = current.name .. ":sent"
     counts[key] = counts[key] + 1
     return current.request
@@ -74,6 +101,10 @@ end
 function response(status, headers, body)
     local k = current
     local why
+    if pending == 0 then -- the first call was sent after all
+        counts[k.name .. ":sent"] = counts[k.name .. ":sent"] + 1
+    end
+    pending = 0
     if not k.ok[status] then
         why = "status " .. status
     elseif k.want and body ~= k.want then
@@ -95,7 +126,10 @@ end
 
 function done(summary, latency, requests)
     local sum, names = {}, {}
+    local sent, answered, lost_all, in_flight = 0, 0, 0, 0
     for _, t in ipairs(threads) do
+        lost_all = lost_all + t:get("lost")
+        in_flight = in_flight + t:get("pending")
         local c = t:get("counts")
         for key, v in pairs(c) do
             local name, field = key:match("^(.*):(%a+)$")
@@ -116,7 +150,10 @@ function done(summary, latency, requests)
         local s = sum[name]
         print(string.format("KIND %s %d %d %d %s", name, s.sent, s.passed,
                             s.failed, s.first))
+        sent = sent + s.sent
+        answered = answered + s.passed + s.failed
     end
+    print(string.format("ACCOUNT %d %d %d %d", sent, answered, lost_all, in_flight))
     print(string.format("TOTAL %d %.3f %d %d %d %d %d", summary.requests,
                         summary.duration / 1e6, latency.max,
                         summary.errors.connect + summary.errors.read +

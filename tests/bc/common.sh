@@ -1,11 +1,15 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 # common.sh - shared by the bc tests: locate reap-bc and GNU bc, and compare
 # the two on one program.  Sourced, not run.  Runs from the top build
 # directory (as `make check` does); REAP_BC and GNU_BC override the paths.
 REAP_BC=${REAP_BC:-./modules/mod_bc/reap-bc}
 GNU_BC=${GNU_BC:-/usr/bin/bc}
 srcdir=${srcdir:-.}
+# The one exit trap of the script and what it sources (tests/httpd/cleanup.sh).
+. "$srcdir/tests/httpd/cleanup.sh"
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/bctest.XXXXXX")
-trap 'rm -rf "$TMPD"' EXIT
+cleanup_push "rm -rf '$TMPD'"
 
 if [ ! -x "$REAP_BC" ]; then
     echo "reap-bc not found at $REAP_BC" >&2

@@ -1,7 +1,10 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 # httpd_lib.sh - sourced by the tests and load tests that need a real
 # server: starts Debian's apache2 on a temporary ServerRoot (loopback, a free
 # port, worker MPM, mod_status), sends requests, reads its logs, and always
-# stops it again (an EXIT trap).
+# stops it again: mr_start hands mr_stop to cleanup.sh's registry, whose one
+# trap (EXIT, INT, TERM) also runs the cleanups of the sourcing script.
 #
 # The caller sets, before sourcing:
 #   MR_BUILDDIR  the top build directory (the modules live under it, see
@@ -18,8 +21,25 @@
 #                directory]; MR_KEEP=1 keeps it after mr_stop
 # and then calls mr_start, mr_get..., mr_stop.  Every check goes through
 # mr_check, which counts failures; mr_finish exits 0 only when none failed.
+# Before mr_finish a test calls mr_check with mr_log_clean, naming the lines
+# above notice level its checks provoke: any other warning or error fails.
+# Scripts never set traps of their own: they pass their cleanups to
+# cleanup_push (tests/httpd/cleanup.sh, sourced here).
 
 set -u
+
+# This file's directory: bash says; from dash, the sourcing script's own
+# directory or the source tree's tests/httpd (MR_LIBDIR overrides).
+if [ -z "${MR_LIBDIR:-}" ]; then
+    if [ -n "${BASH_SOURCE:-}" ]; then
+        MR_LIBDIR=$(dirname "$BASH_SOURCE")
+    elif [ -f "$(dirname "$0")/cleanup.sh" ]; then
+        MR_LIBDIR=$(dirname "$0")
+    else
+        MR_LIBDIR=${srcdir:-.}/tests/httpd
+    fi
+fi
+. "$MR_LIBDIR/cleanup.sh"
 
 MR_APACHE=${MR_APACHE:-/usr/sbin/apache2}
 MR_MODDIR=$(apxs -q LIBEXECDIR 2>/dev/null || echo /usr/lib/apache2/modules)
@@ -154,8 +174,7 @@ mr_start() {
     else
         MR_ROOT=$(mktemp -d /tmp/mod_reap_test.XXXXXX)
     fi
-    trap mr_stop EXIT
-    trap 'exit 1' INT TERM
+    cleanup_push mr_stop
     chmod 755 "$MR_ROOT"
     mkdir -p "$MR_ROOT/run" "$MR_ROOT/logs" "$MR_ROOT/htdocs"
     echo hello >"$MR_ROOT/htdocs/index.html"
@@ -337,6 +356,30 @@ mr_config_test() {
 
 mr_count_log() {
     grep -c -- "$1" "$MR_ROOT/logs/error.log" || true
+}
+
+# mr_log_clean_file <error log> [<ERE>...]: the log holds nothing above
+# notice level (only lines of level notice, info, debug or trace, in
+# httpd's "[time] [module:level] ..." form) but lines matching one of the
+# extended regular expressions; any other line, a child's stray stderr
+# included, is printed and fails the check.
+mr_log_clean_file() {
+    mr_log=$1
+    shift
+    [ -f "$mr_log" ] || { mr_say "# no error log at $mr_log"; return 1; }
+    mr_bad=$(grep -Ev '^\[[^]]*\] \[[a-z_0-9]*:(notice|info|debug|trace[1-8])\] ' "$mr_log")
+    for mr_ok in "$@"; do
+        mr_bad=$(printf '%s\n' "$mr_bad" | grep -Ev -- "$mr_ok")
+    done
+    [ -z "$mr_bad" ] && return 0
+    mr_say "# $mr_log has $(printf '%s\n' "$mr_bad" | wc -l) unexpected line(s) above notice:"
+    printf '%s\n' "$mr_bad" | head -20 | sed 's/^/#   /'
+    return 1
+}
+
+# mr_log_clean [<ERE>...]: mr_log_clean_file on the server's error log.
+mr_log_clean() {
+    mr_log_clean_file "$MR_ROOT/logs/error.log" "$@"
 }
 
 mr_finish() {

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * mod_reap_test.c - a test module for mod_reap: allocates and frees known
  * amounts from the request pool, so the tests in tests/httpd/ can check

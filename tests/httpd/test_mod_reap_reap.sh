@@ -14,6 +14,9 @@
 # under <build>/install/apr/lib).  When it is missing the test is SKIPPED
 # with a loud message: build it with apr-patch/build-apr.sh.
 
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 MR_BUILDDIR=${MR_BUILDDIR:-$(pwd)}
 # configure's --with-reap-apr, written by mod_reap/local.mk; the environment
 # (REAP_APR_DIR, or MR_APR_LIB for the lib directory itself) wins.
@@ -212,4 +215,7 @@ mr_check "ReapPoolWalk Off: pchild is still listed" mr_body_has '"tag": "pchild"
 mr_check "ReapPoolWalk Off: the pool no hook sees is not ($(mr_top_footprints reap-test-keep))" \
     test -z "$(mr_top_footprints reap-test-keep)"
 mr_check "no child crashed" test "$(mr_count_log 'exit signal')" = 0
+mr_stop_server
+mr_check "the error log holds nothing above notice but the stopped request" \
+    mr_log_clean 'request stopped: its pool passed ReapRequestLimit'
 mr_finish

@@ -10,6 +10,9 @@
 # Run by `make check` from the top build directory (MR_BUILDDIR defaults to
 # the current directory).
 
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 MR_BUILDDIR=${MR_BUILDDIR:-$(pwd)}
 MR_APR_LIB=
 . "$(dirname "$0")/httpd_lib.sh"
@@ -108,4 +111,7 @@ mr_check "the start-up warning was not repeated by the restart" \
     test "$(mr_count_log 'mod_reap: libreap .* is NOT reap-backed')" = 1
 mr_check "no child crashed" \
     test "$(mr_count_log 'exit signal')" = 0
+mr_stop_server
+mr_check "the error log holds nothing above notice but the start-up warning and the bad argument" \
+    mr_log_clean 'mod_reap: libreap .* is NOT reap-backed' "mod_reap_test: bad argument 'n'"
 mr_finish

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_api.c - the public API only, used as a server would: a reap per
  * connection, a child per request, objects freed as they go.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_misuse.c - misuse is reported with the reap and the pointer, then
  * the process aborts.  Each case runs in a forked child whose stderr is

@@ -1,15 +1,25 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_model.c - long random sequences of reap operations checked against a
  * shadow model.  Every live object holds a pattern derived from its id,
  * verified before it is freed, resized or cleared, so any overlap, lost
  * byte or wrong copy shows.  Reaps nest three deep and are cleared and
- * destroyed along the way; the model's object and byte counts must equal
- * the reaps' own statistics.  Seeds are fixed, so failures replay.
+ * destroyed along the way.  The model knows each object's block: for an
+ * object below the large threshold the documented size rule gives it (an
+ * 8-byte header, rounded up to 16, at least 32: reap.h, reap_stats_t), or
+ * 16 bytes more when the free block it was cut from kept a rest too small
+ * to be a block; a large object's own base block is learnt when it is made
+ * (its bookkeeping and page rounding are not documented), within bounds.
+ * Each operation must move the reap's live_bytes by exactly the model's
+ * figure, and the model's object and byte counts must equal the reaps' own
+ * statistics.  Seeds are fixed, so failures replay.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -17,11 +27,18 @@
 
 #define SLOTS 2000
 #define NREAPS 3
+/* REAP_LARGE_THRESHOLD's default (README): larger objects get a base block
+ * of their own.  Just below it (within the alignment and a few header
+ * bytes) an object may be either kind. */
+#define LARGE_THRESHOLD (64u << 10)
+#define PAGE 4096u
 
 typedef struct obj {
     unsigned char *p;
     size_t n;
-    int reap; /* index into the reap chain, deepest last */
+    size_t block; /* the bytes it counts in its reap's live_bytes */
+    bool large;   /* it has a base block of its own */
+    int reap;     /* index into the reap chain, deepest last */
     uint32_t id;
 } obj_t;
 
@@ -53,6 +70,45 @@ static void verify(const obj_t *o)
     for (size_t i = 0; i < o->n; i++)
         if (o->p[i] != pattern(o->id, i))
             fail_msg("object %u (%zu bytes) corrupted at byte %zu", o->id, o->n, i);
+}
+
+/* The block a request of n bytes takes below the large threshold: the
+ * documented rule, written here rather than asked of reap_block_size(). */
+static size_t documented_block(size_t n)
+{
+    size_t s = (n + 8 + 15) / 16 * 16;
+    return s < 32 ? 32 : s;
+}
+
+static uint64_t live_bytes(reap_t *r)
+{
+    reap_stats_t st;
+    reap_get_stats(r, &st);
+    return st.live_bytes;
+}
+
+/* The block of object o (alignment a) counts `got` bytes in its reap's
+ * live_bytes.  Below the large threshold: the rule, or 16 bytes more when
+ * the free block it came from (or grew into) kept a rest too small to be a
+ * block (blocks are at least 32).  A large object has a base block of its
+ * own: more than the rule (its bookkeeping), at most a page (rounding) and
+ * the alignment more.  Returns whether o counts as large. */
+static bool check_block(const obj_t *o, size_t a, uint64_t got)
+{
+    size_t want = documented_block(o->n);
+    bool small_ok = got == want || got == want + 16;
+    bool large_ok = got > want + 16 && got <= want + a + PAGE + 64;
+    bool ok;
+    if (o->n > LARGE_THRESHOLD)
+        ok = large_ok;
+    else if (want + a + 64 <= LARGE_THRESHOLD)
+        ok = small_ok;
+    else
+        ok = small_ok || large_ok;
+    if (!ok)
+        fail_msg("object %u of %zu bytes (aligned to %zu) counts %llu bytes; the rule says %zu",
+                 o->id, o->n, a, (unsigned long long)got, want);
+    return !small_ok;
 }
 
 static size_t random_size(model_t *m)
@@ -107,12 +163,15 @@ static void step(model_t *m)
         o->reap = (int)(rnd(m) % NREAPS);
         o->n = random_size(m);
         o->id = ++m->next_id;
+        reap_t *r = m->reap[o->reap];
+        uint64_t before = live_bytes(r);
+        size_t a = 16;
         if (op < 100) {
             o->p = reap_calloc(m->reap[o->reap], 1, o->n);
             for (size_t i = 0; i < o->n; i++)
                 assert_int_equal(o->p[i], 0);
         } else if (op < 150) {
-            size_t a = (size_t)1 << (4 + rnd(m) % 9);
+            a = (size_t)1 << (4 + rnd(m) % 9);
             o->p = reap_aligned_alloc(m->reap[o->reap], a, o->n);
             assert_int_equal((uintptr_t)o->p % a, 0);
         } else {
@@ -120,22 +179,35 @@ static void step(model_t *m)
         }
         assert_non_null(o->p);
         assert_true(reap_usable_size(o->p) >= o->n);
+        o->block = live_bytes(r) - before;
+        o->large = check_block(o, a, o->block);
         fill(o);
         return;
     }
     verify(o);
-    if (op < 600) {
-        reap_free(m->reap[o->reap], o->p);
+    reap_t *r = m->reap[o->reap];
+    uint64_t before = live_bytes(r);
+    if (op < 600) { /* a free gives back exactly what the object counted */
+        reap_free(r, o->p);
         o->p = NULL;
+        assert_int_equal(before - live_bytes(r), o->block);
     } else {
         size_t n = random_size(m);
-        unsigned char *q = reap_realloc(m->reap[o->reap], o->p, n);
+        unsigned char *q = reap_realloc(r, o->p, n);
         if (n == 0) { /* realloc to 0 frees */
             assert_null(q);
             o->p = NULL;
+            assert_int_equal(before - live_bytes(r), o->block);
             return;
         }
         assert_non_null(q);
+        uint64_t block = o->block + live_bytes(r) - before;
+        obj_t now = {.p = q, .n = n, .id = o->id};
+        if (q == o->p && o->large)
+            assert_int_equal(block, o->block); /* a large one kept in place */
+        else /* moved (a new object) or resized in place: as if made now */
+            o->large = check_block(&now, 16, block);
+        o->block = block;
         o->p = q;
         if (n < o->n)
             o->n = n;
@@ -148,15 +220,17 @@ static void step(model_t *m)
 static void check_counts(model_t *m)
 {
     for (int i = 0; i < NREAPS; i++) {
-        uint64_t objects = 0;
+        uint64_t objects = 0, bytes = 0;
         for (int s = 0; s < SLOTS; s++)
             if (m->obj[s].p && m->obj[s].reap == i) {
                 objects++;
+                bytes += m->obj[s].block;
                 verify(&m->obj[s]);
             }
         reap_stats_t st;
         reap_get_stats(m->reap[i], &st);
         assert_int_equal(st.live_objects, objects);
+        assert_int_equal(st.live_bytes, bytes);
         assert_true(st.live_bytes <= st.footprint);
         assert_true(st.live_bytes + st.heap_free_bytes <= st.footprint);
     }

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_walk.c - reap_walk() and reap_footprint() through the public API:
  * the order and depths of a walk, stopping early, reading user areas and

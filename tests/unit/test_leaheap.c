@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_leaheap.c - the reap's heap: bins, best fit, splitting, coalescing,
  * the return of blocks to the frontier, and the quick lists in front of
@@ -27,6 +29,10 @@ static int with_quick_lists(void **state)
 }
 
 static size_t block_of(const void *p) { return rp_bsize(rp_mem2b(p)); }
+
+/* Block sizes below are written out from the documented rule (internal.h:
+ * a request of n bytes takes max(32, round16(n + 8)), 8 bytes of header),
+ * not read back from the blocks, so a wrong size fails the test. */
 
 /* A free away from the frontier makes the bins (carved at the frontier). */
 static void make_bins(reap_t *r)
@@ -72,13 +78,14 @@ static void three_adjacent_frees_serve_one_large_request(void **state)
     reap_t *r = reap_create(NULL);
     char *a = reap_malloc(r, 100), *b = reap_malloc(r, 200), *c = reap_malloc(r, 300);
     char *guard = reap_malloc(r, 16); /* keeps c away from the frontier */
-    size_t total = block_of(a) + block_of(b) + block_of(c);
+    const size_t total = 112 + 208 + 320; /* blocks of 100, 200, 300 bytes */
+    assert_int_equal(block_of(a) + block_of(b) + block_of(c), total);
     reap_free(r, a);
     reap_free(r, c);
     reap_free(r, b); /* joins both neighbours */
     assert_int_equal(r->heap_free_bytes, total);
     rp_heap_check(r);
-    char *big = reap_malloc(r, total - RP_HEADER);
+    char *big = reap_malloc(r, total - 8); /* the 8-byte header */
     assert_ptr_equal(big, a);
     assert_int_equal(r->heap_free_bytes, 0);
     assert_true(r->heap_empty);
@@ -106,7 +113,7 @@ static void free_next_to_frontier_goes_back(void **state)
     /* a free predecessor goes back to the frontier with it */
     char *c = reap_malloc(r, 40);
     reap_free(r, b);
-    assert_int_equal(r->heap_free_bytes, block_of(a));
+    assert_int_equal(r->heap_free_bytes, 48); /* a's block: round16(40 + 8) */
     reap_free(r, c);
     assert_ptr_equal(r->bump, (char *)rp_mem2b(b));
     assert_int_equal(r->heap_free_bytes, 0);
@@ -138,12 +145,12 @@ static void larger_blocks_split_and_keep_the_rest(void **state)
     reap_t *r = reap_create(NULL);
     char *big = reap_malloc(r, 600);
     assert_non_null(reap_malloc(r, 8));
-    size_t bs = block_of(big);
+    assert_int_equal(block_of(big), 608); /* 600 + 8, a multiple of 16 */
     reap_free(r, big);
     char *small = reap_malloc(r, 100);
     assert_ptr_equal(small, big);
-    assert_int_equal(block_of(small), rp_request2size(100));
-    assert_int_equal(r->heap_free_bytes, bs - rp_request2size(100));
+    assert_int_equal(block_of(small), 112); /* round16(100 + 8) */
+    assert_int_equal(r->heap_free_bytes, 608 - 112);
     rp_heap_check(r);
     reap_destroy(r);
 }
@@ -173,8 +180,8 @@ static void quick_blocks_are_reused_first_and_lifo(void **state)
     reap_free(r, c);
     reap_free(r, b); /* b and c wait, not coalesced with a */
     assert_true(rp_mem2b(b)->head & RP_QUICK);
-    assert_int_equal(r->quick_bytes, 2 * block_of(b));
-    assert_int_equal(r->heap_free_bytes, block_of(a));
+    assert_int_equal(r->quick_bytes, 2 * 112); /* blocks of round16(100 + 8) */
+    assert_int_equal(r->heap_free_bytes, 112);
     rp_heap_check(r);
     assert_ptr_equal(reap_malloc(r, 100), b);
     assert_ptr_equal(reap_malloc(r, 100), c);
@@ -189,14 +196,14 @@ static void a_request_the_frontier_cannot_take_coalesces_quick_blocks(void **sta
     make_bins(r);
     char *a = reap_malloc(r, 300), *b = reap_malloc(r, 400), *c = reap_malloc(r, 500);
     reap_malloc(r, 64); /* a guard no bin can serve, so c is off the frontier */
-    size_t total = block_of(a) + block_of(b) + block_of(c);
+    const size_t total = 320 + 416 + 512; /* blocks of 300, 400, 500 bytes */
     reap_free(r, a);
     reap_free(r, c);
     reap_free(r, b);
     assert_int_equal(r->quick_bytes, total);
     while ((size_t)(r->bump_end - r->bump) >= total)
         reap_malloc(r, 64);
-    char *big = reap_malloc(r, total - RP_HEADER); /* no room left: coalesce first */
+    char *big = reap_malloc(r, total - 8); /* no room left: coalesce first */
     assert_ptr_equal(big, a);
     assert_int_equal(r->quick_bytes, 0);
     rp_heap_check(r);

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_reap.c - reap objects: creation, the user area, nesting, clear and
  * destroy order, tags, limits over a subtree, the child-list lock.  Sees
