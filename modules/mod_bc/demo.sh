@@ -11,6 +11,9 @@
 #
 # The server's root is BUILD_DIR/demo; its logs are in BUILD_DIR/demo/logs.
 
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 mode=start
 case ${1:-} in
 start | stop) mode=$1; shift ;;
@@ -82,6 +85,7 @@ cat <<EOF
 mod_bc is running at $url/bc (apache2 on the reap-backed APR, worker MPM).
 Try it:
     curl --data-binary 'scale=50; 4*a(1)' '$url/bc?l=1'
+    curl --data-binary @prog.bc '$url/bc'    # a file: the body is the program
     curl '$url/bc?e=2%5E100'
     curl '$url/reap-status'                  # memory of every child, JSON
 Stop it with: modules/mod_bc/demo.sh stop $MR_BUILDDIR

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * mag.c - unsigned big-integer arithmetic on arrays of base-10^9 limbs.
  *

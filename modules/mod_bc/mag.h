@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * mag.h - unsigned base-10^9 big-integer kernels (mag.c), used by num.c.
  * Arrays are little-endian limbs; lengths are counts of limbs.

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * mod_bc.c - the bc calculator language as an httpd handler.
  *
@@ -7,10 +9,15 @@
  *       SetHandler bc
  *   </Location>
  *
- * A program comes as the body of a POST (text/plain, or the form field
- * "program" of an application/x-www-form-urlencoded body) or as ?e=<expr>
- * on a GET; "l=1" in the query string loads the math library for that
- * request (as bc -l).  The answer is text/plain: the program's output, 200.
+ * A program comes as the body of a POST or as ?e=<expr> on a GET; "l=1"
+ * in the query string loads the math library for that request (as bc -l).
+ * A body is the program text, whatever its Content-Type, with one
+ * exception: an application/x-www-form-urlencoded body that is a form
+ * (name=value pairs, encoded) gives its field "program", and a form
+ * without that field is a 400 that says what to send.  So curl's
+ * --data-binary @prog.bc (which labels the body as a form) and
+ * --data-urlencode program@prog.bc both work.  The answer is text/plain:
+ * the program's output, 200.
  *
  * Every number the interpreter makes is apr_palloc'ed from a subpool of the
  * request pool, and every number it drops goes back through ap_pfree
@@ -338,6 +345,47 @@ static char *form_field(apr_pool_t *p, const char *list, const char *name)
     return NULL;
 }
 
+/* Whether a byte may stand unescaped in a form's name or value: what
+ * encoders leave as it is (RFC 3986's unreserved set, '+' for a space, and
+ * the "!'()*" that JavaScript's encodeURIComponent keeps). */
+static int form_byte(unsigned char c)
+{
+    return apr_isalnum(c) || (c != '\0' && strchr("-._~+!'()*", c) != NULL);
+}
+
+/* Whether @p body (@p len bytes) is a URL-encoded form: one or more
+ * name=value pairs joined by '&', every other byte a form byte or a %XX
+ * escape.  A bc program stops being one at its first space, newline or
+ * ';', or at an operator such as '^', '/' or '<'. */
+static int is_form(const char *body, apr_size_t len)
+{
+    apr_size_t i;
+    int has_eq = 0;
+
+    if (len == 0)
+        return 0;
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)body[i];
+
+        if (c == '&') {
+            if (!has_eq)
+                return 0;
+            has_eq = 0;
+        }
+        else if (c == '=')
+            has_eq = 1;
+        else if (c == '%') {
+            if (i + 2 >= len || !apr_isxdigit(body[i + 1]) ||
+                !apr_isxdigit(body[i + 2]))
+                return 0;
+            i += 2;
+        }
+        else if (!form_byte(c))
+            return 0;
+    }
+    return has_eq;
+}
+
 /* Read the request body into *@p body, up to @p max bytes.
  * @return OK, HTTP_REQUEST_ENTITY_TOO_LARGE, or another error status. */
 static int read_body(request_rec *r, apr_size_t max, char **body,
@@ -429,12 +477,16 @@ static int get_program(request_rec *r, const bc_dir_conf *conf, char **prog,
         if (rc != OK)
             return rc;
         if (ctype && strncasecmp(ctype, "application/x-www-form-urlencoded",
-                                 33) == 0) {
+                                 33) == 0 && is_form(*prog, *len)) {
             char *p = form_field(r->pool, *prog, "program");
 
             if (p == NULL)
                 return answer(r, HTTP_BAD_REQUEST, NULL,
-                              "no form field 'program' in the body\n");
+                              "the body is a form without a field 'program'; "
+                              "send the program as the body with "
+                              "-H 'Content-Type: text/plain' --data-binary "
+                              "@prog.bc, or as the field with "
+                              "--data-urlencode program@prog.bc\n");
             *prog = p;
             *len = strlen(p);
         }

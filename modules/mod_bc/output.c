@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * output.c - the program's standard output: buffering, the output limit and
  * GNU bc's line splitting.

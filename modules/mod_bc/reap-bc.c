@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * reap-bc.c - the command-line bc: `reap-bc [-l] [-q] [--stats] [file...]`.
  *

@@ -21,6 +21,9 @@
 # recursion (50,000 calls) fits as it does in GNU bc.
 # Runs from the top build directory, as `make check` does.
 
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 MR_BUILDDIR=${MR_BUILDDIR:-$(pwd)}
 srcdir=${srcdir:-.}
 # GNU_BC, TMPD and normalize_err, as the other bc tests use them.
@@ -320,6 +323,8 @@ mr_check "random bytes get an answer, never a crash" check_random_bytes
 mr_check "the same children answer afterwards, with small peaks" check_survived "$kids"
 mr_check "120 requests from 8 clients answer as GNU bc" check_concurrent
 mr_check "BcPfree On peaks 10x lower than Off on the 1000th prime" check_pfree_peaks
+mr_stop_server
+mr_check "the error log holds nothing above notice" mr_log_clean
 mr_stop
 
 MR_APR_LIB=
@@ -337,5 +342,45 @@ kids=$(mr_children)
 mr_check "stock APR: the 1000th prime answers as GNU bc" stock_answers
 mr_check "stock APR: BcMemoryLimit stops a hog (counted bytes)" stock_memory_limit
 mr_check "stock APR: the same children answer afterwards" check_survived "$kids"
-rm -rf "$TMPD"
+
+# ---- the curl commands of the READMEs -----------------------------------------------
+
+# README.md, modules/mod_bc/README.md and demo.sh give these commands.  curl
+# labels a --data-binary body application/x-www-form-urlencoded; a body that
+# is not a form is the program, a form gives its field "program", and a
+# form without it is a 400 that says what to send.
+readme_curl() {
+    MR_STATUS=$(cd "$TMPD" && curl -s -o "$TMPD/body" -w '%{http_code}' "$@")
+}
+
+check_readme_curls() {
+    url=http://127.0.0.1:$MR_PORT/bc
+    printf 'scale=50; 4*a(1)\n' | gnu_bc -l
+    readme_curl --data-binary 'scale=50; 4*a(1)' "$url?l=1"
+    same_answer "curl --data-binary 'scale=50; 4*a(1)' URL?l=1" || return 1
+    printf 'x = 3\nx * x + 1\nscale = 5; 7/3\n' >"$TMPD/prog.bc"
+    gnu_bc <"$TMPD/prog.bc"
+    readme_curl --data-binary @prog.bc "$url"
+    same_answer "curl --data-binary @prog.bc URL" || return 1
+    readme_curl -H 'Content-Type: text/plain' --data-binary @prog.bc "$url"
+    same_answer "curl -H 'Content-Type: text/plain' --data-binary @prog.bc URL" || return 1
+    readme_curl --data-urlencode program@prog.bc "$url"
+    same_answer "curl --data-urlencode program@prog.bc URL" || return 1
+    echo '2^100' | gnu_bc
+    readme_curl --data-urlencode 'program=2^100' "$url"
+    same_answer "curl --data-urlencode 'program=2^100' URL" || return 1
+    readme_curl "$url?e=2%5E100"
+    same_answer "curl 'URL?e=2%5E100'" || return 1
+    readme_curl --data-urlencode 'e=2^100' "$url"
+    if [ "$MR_STATUS" != 400 ] ||
+        ! grep -qF "Content-Type: text/plain" "$TMPD/body" ||
+        ! grep -qF "program@prog.bc" "$TMPD/body"; then
+        mr_say "# a form without program: status $MR_STATUS, body: $(cat "$TMPD/body")"
+        return 1
+    fi
+}
+mr_check "the READMEs' curl commands answer as GNU bc" check_readme_curls
+mr_stop_server
+mr_check "stock APR: the error log holds nothing above notice but the start-up warning" \
+    mr_log_clean 'mod_reap: libreap .* is NOT reap-backed'
 mr_finish
