@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * driver.c - a main() for the fuzz targets without libFuzzer, to replay
  * inputs: `fuzz_reap-replay crash-1234 corpus/dir ...` runs

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * fuzz_bc.c - libFuzzer target: the input is a bc program, run by the
  * interpreter of modules/mod_bc under the kind of limits the httpd module

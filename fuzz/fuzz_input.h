@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * fuzz_input.h - turns a fuzzer's input bytes into the numbers a harness
  * needs, for the libFuzzer targets in fuzz/.

@@ -15,6 +15,10 @@
 #
 # Usage: smoke.sh SRCDIR FUZZDIR SECONDS RSS_MB TIMEOUT TARGET...
 # Exit status: 0 when no target found anything, 1 otherwise, 2 on misuse.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 set -u
 
 [ $# -ge 6 ] || { echo "usage: $0 SRCDIR FUZZDIR SECONDS RSS_MB TIMEOUT TARGET..." >&2; exit 2; }

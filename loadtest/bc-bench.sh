@@ -10,6 +10,10 @@
 # the 1000th prime, freeing numbers onto the reap and (--no-free) not.  It prints figures; it asserts nothing about time.
 #
 # usage: loadtest/bc-bench.sh [REAP_BC [GNU_BC]]   (env REPEAT=n)
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
 REAP_BC=${1:-${REAP_BC:-./modules/mod_bc/reap-bc}}

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * reapbench.c - reaps against Debian's APR pools and against malloc/free.
  *

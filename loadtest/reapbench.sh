@@ -9,6 +9,10 @@
 # APR and reap rows appear in every process: compare a malloc with the
 # reap rows of its own run.  Writes loadtest/results/reapbench-*.csv and a
 # summary table of medians.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top/build}

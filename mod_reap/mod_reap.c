@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * mod_reap.c - brings reaps to Apache httpd modules: ap_pfree(), a memory
  * limit per request, and the request pool's peak footprint in a note.

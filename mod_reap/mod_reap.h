@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * mod_reap.h - ap_pfree() for httpd modules, through mod_reap.
  *

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * mod_reap_private.h - what mod_reap.c (the module: directives, ap_pfree,
  * request limits) and mod_reap_status.c (per-child figures in shared memory

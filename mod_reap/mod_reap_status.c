@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * mod_reap_status.c - memory figures of every httpd child, kept in shared
  * memory, and the pages that show them: a section (and ?auto lines) in

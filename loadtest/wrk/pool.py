@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 """Pool several wrk runs of run.sh and compare two configurations.
 
     python3 loadtest/wrk/pool.py [--scenario static] [--a stock] [--b reap]

@@ -6,6 +6,10 @@
 # check of the figures themselves.  Results go to the build tree
 # (loadtest/profile-check/).  Exit status: 0 pass, 1 fail, 77 skipped (no
 # valgrind, wrk or reap-backed APR: said in the log).
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 MR_BUILDDIR=${MR_BUILDDIR:-$(pwd)}
 out=$MR_BUILDDIR/loadtest/profile-check
 for tool in valgrind wrk; do

@@ -28,6 +28,10 @@
 # time as requests end: under callgrind's ~50x slowdown that is ~50 times as
 # often per request as in a real run, so the report gives its share apart.
 # Exit status: 0 with the report written, 1 on any failure.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 """Compare two callgrind profiles of httpd per request (profile.sh).
 
     profile_compare.py [--top N] [--threads T] A.callgrind B.callgrind

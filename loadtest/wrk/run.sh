@@ -49,6 +49,9 @@
 # $REAP_APR_DIR, else the build's tests/httpd/mod_reap_paths.sh, else
 # <build>/install/apr, as for tests/httpd/test_mod_reap_reap.sh.
 
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)

@@ -1,3 +1,5 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- Copyright 2026 The reap project authors (see NOTICE).
 -- scenario.lua - the wrk script of the httpd load tests (loadtest/wrk/run.sh).
 --
 -- run.sh writes a plan, one request kind per line (tab-separated: name,

@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_apr_pools.c - what the reap patch adds to APR pools, through APR's
  * public API only.

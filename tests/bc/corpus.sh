@@ -3,6 +3,10 @@
 # standard output, exit status and (address-free) stderr must match byte for
 # byte, given as a file and again on standard input.  BC_LINE_LENGTH is
 # varied on a few files.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 . "${srcdir:-.}/tests/bc/common.sh"
 pass=0 fail=0
 for via in file stdin; do

@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
 """gen.py - seeded generator of random valid bc programs.
 
 Writes COUNT programs into OUT (prog0000.bc, ...), each a mix of the

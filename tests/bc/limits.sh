@@ -2,6 +2,10 @@
 # limits.sh - error and limit cases through reap-bc: each hostile program is
 # stopped by its own limit, with its own exit status and message, and never
 # crashes; a syntax error names its line exactly as GNU bc does.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 . "${srcdir:-.}/tests/bc/common.sh"
 pass=0 fail=0
 

@@ -3,6 +3,10 @@
 # GNU bc, compared as in corpus.sh.  BC_SEED picks the seed (fixed by
 # default so runs repeat; printed, so a failure can be replayed; try
 # BC_SEED=$(date +%s) to explore), BC_COUNT the number of programs.
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 . "${srcdir:-.}/tests/bc/common.sh"
 seed=${BC_SEED:-20021122}
 count=${BC_COUNT:-300}

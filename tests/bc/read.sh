@@ -2,6 +2,10 @@
 # read.sh - read(): numbers taken from standard input while the program
 # comes from a file, compared with GNU bc.  (Only inputs that leave GNU bc
 # with input to spare: at the end of its input GNU's read() never returns.)
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
 . "${srcdir:-.}/tests/bc/common.sh"
 pass=0 fail=0
 printf 'x = read(); y = read(); x + y\nquit\n' >"$TMPD/read.bc"

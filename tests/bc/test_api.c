@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_api.c - the interpreter's embedding API (bc.h), as httpd will use it.
  *

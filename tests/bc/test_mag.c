@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * test_mag.c - unit test of mag.c, the base-10^9 big-integer kernels.
  *
