@@ -10,14 +10,15 @@ RP_UTIL_SOURCES = \
 	libreap/src/util/list.h \
 	libreap/src/util/annotate.h \
 	libreap/src/util/env.h \
-	libreap/src/util/env.c
+	libreap/src/util/env.c \
+	libreap/src/util/lock.h \
+	libreap/src/util/lock.c
 include libreap/src/base/local.mk
 
 noinst_LTLIBRARIES += libreap/libreap_core.la
 libreap_libreap_core_la_SOURCES = \
 	libreap/include/reap.h \
 	libreap/src/internal.h \
-	libreap/src/lock.h \
 	$(RP_UTIL_SOURCES) \
 	libreap/src/base/base.h \
 	libreap/src/options.c \

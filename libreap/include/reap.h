@@ -230,7 +230,10 @@ REAP_API size_t reap_get_limit(const reap_t *r);
 
 /**
  * Figures of a reap.  "Bytes" of objects count whole blocks: the request
- * rounded up to 16 bytes plus the 8-byte header (see reap_usable_size()).
+ * plus the 8-byte header, rounded up to 16 bytes, at least 32
+ * (reap_block_size()).  Two cases count more: a block cut from a freed
+ * one keeps a remainder too small to stand alone (up to 16 bytes more),
+ * and a large object counts the whole block the base allocator gave it.
  * The field list is REAP_STATS_FIELDS, so printers stay in step with it.
  */
 #define REAP_STATS_FIELDS(X)                                                   \

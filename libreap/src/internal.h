@@ -53,7 +53,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lock.h"
+#include "util/lock.h"
 #include "reap.h"
 #include "util/annotate.h" /* ASan/Valgrind annotations; nothing in normal builds */
 #include "util/common.h"   /* config.h, RP_LIKELY, RP_ASSERT */

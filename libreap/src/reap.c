@@ -23,11 +23,9 @@
  * root to the one visited (see the comment there for why that cannot
  * deadlock).
  */
-#include <linux/futex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/base.h"
@@ -105,23 +103,6 @@ void rp_uncharge(reap_t *r, size_t n)
 }
 
 /* ---- the tree ------------------------------------------------------------------- */
-
-/* lock.h's contended paths.  A thread that finds the lock taken marks it
- * "held, with waiters" and sleeps until the word is no longer 2; whoever
- * takes the lock after a sleep keeps it marked 2, as another thread may
- * still sleep on it (a spare wake-up costs a system call, a lost one a
- * hang).  Woken on memory a reap no longer uses (the lock's holder unlocked
- * and destroyed the reap in between), the futex calls fail harmlessly. */
-void rp_lock_sleep(rp_lock_t *l)
-{
-    while (atomic_exchange_explicit(&l->word, 2, memory_order_acquire) != 0)
-        syscall(SYS_futex, &l->word, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
-}
-
-void rp_lock_wake(rp_lock_t *l)
-{
-    syscall(SYS_futex, &l->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
 
 static void link_child(reap_t *parent, reap_t *c)
 {

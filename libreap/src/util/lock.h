@@ -27,7 +27,7 @@ typedef struct rp_lock {
     _Atomic uint32_t word;
 } rp_lock_t;
 
-void rp_lock_sleep(rp_lock_t *l); /* reap.c: the contended paths */
+void rp_lock_sleep(rp_lock_t *l); /* lock.c: the contended paths */
 void rp_lock_wake(rp_lock_t *l);
 
 static inline void rp_lock_init(rp_lock_t *l)
