@@ -1,5 +1,5 @@
 #!/bin/sh
-# profile-check.sh - `make check` runs profile.sh briefly (4 threads, 2 s
+# profile-check.sh - `make check-httpd` runs profile.sh briefly (4 threads, 2 s
 # under callgrind) to check that it still works: both servers start under
 # callgrind, the counters are zeroed and dumped, the stock APR with symbols
 # builds, and the report gives a per-request figure on both sides.  Never a

@@ -1,5 +1,5 @@
 #!/bin/sh
-# quick-test.sh - `make check` runs the wrk load test in --quick mode: a
+# quick-test.sh - `make check-httpd` runs the wrk load test in --quick mode: a
 # check that the harness works (servers start on stock APR, on the
 # reap-backed APR and with libreap-malloc.so preloaded, wrk drives them,
 # nothing crashes, every answer is right, the CSV, Markdown and plots are

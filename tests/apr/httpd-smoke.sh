@@ -13,7 +13,7 @@
 #   - its error log holds nothing but notices.
 #
 # Environment: REAP_APR_DIR, the patched APR's prefix [./install/apr, which
-# is right when run by `make check` from the project's build directory].
+# is right when run by `make check-httpd` from the project's build directory].
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).

@@ -16,10 +16,13 @@
 #   - with BcPfree On the 1000th prime peaks at least 10 times lower than
 #     with BcPfree Off (the figures are printed);
 #   - on stock APR the module runs with pool semantics and BcMemoryLimit
-#     still stops a hog.
+#     still stops a hog;
+#   - the READMEs' curl requests: a raw body that curl labels as a form
+#     runs as the program, a form without "program" is a 400 that says
+#     what to send.
 # The server runs with ThreadStackSize 64M, so the corpus's deepest
 # recursion (50,000 calls) fits as it does in GNU bc.
-# Runs from the top build directory, as `make check` does.
+# Runs from the top build directory, as `make check-httpd` does.
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).

@@ -32,7 +32,7 @@ if [ ! -e "$MR_APR_LIB/libapr-1.so.0" ]; then
     echo "######################################################################"
     echo "# SKIPPED: no reap-backed APR at $MR_APR_LIB/libapr-1.so.0"
     echo "# mod_reap's reap-backed tests did NOT run.  Build it first:"
-    echo "#   apr-patch/build-apr.sh   (then re-run make check)"
+    echo "#   make check-httpd (it builds the reap-backed APR first)"
     echo "######################################################################"
     exit 77
 fi

@@ -7,7 +7,7 @@
 # apr_pool_walk and no reaps, the largest-pools list says it has no source
 # ("pools_source": "none") and lists nothing.
 #
-# Run by `make check` from the top build directory (MR_BUILDDIR defaults to
+# Run by `make check-httpd` from the top build directory (MR_BUILDDIR defaults to
 # the current directory).
 
 # SPDX-License-Identifier: Apache-2.0
