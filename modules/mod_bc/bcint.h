@@ -30,7 +30,8 @@ typedef struct bc_num {
     size_t len;   /* limbs in use; 0 means zero; d[len-1] != 0 */
     size_t cap;   /* limbs allocated */
     size_t scale; /* decimal digits after the point (kept, as bc keeps them) */
-    int neg;      /* 1 for negative; never set on zero */
+    int neg;      /* 1 for negative; on zero, GNU bc's -0 (num.c says
+                     which operations make and keep it) */
     bc_limb d[];  /* little-endian base-10^9 digits */
 } bc_num;
 
@@ -54,7 +55,8 @@ bc_num *bc_num_div(struct bc_ctx *c, const bc_num *a, const bc_num *b, size_t sc
 bc_num *bc_num_mod(struct bc_ctx *c, const bc_num *a, const bc_num *b, size_t scale);
 bc_num *bc_num_pow(struct bc_ctx *c, const bc_num *a, long e, size_t scale);
 bc_num *bc_num_sqrt(struct bc_ctx *c, const bc_num *a, size_t scale);
-/* Truncates toward zero to @p scale digits (no-op when already shorter). */
+/* Truncates toward zero to @p scale digits (no-op when already shorter);
+ * a result of zero is 0, not -0. */
 void bc_num_truncate(bc_num *n, size_t scale);
 size_t bc_num_length(struct bc_ctx *c, const bc_num *n);
 /* Decimal digits of the mantissa, most significant first; *ndig set. */

@@ -58,7 +58,9 @@ static size_t index_of(bc_ctx *c, node *n)
 {
     bc_num *v = eval(c, n->a);
     long idx;
-    int ok = bc_num_to_long(v, &idx) && !v->neg; /* -0.5 is out too */
+    /* GNU takes the integer part and refuses a 0 that was not zero: -0 is
+     * index 0, 0.5 and -0.5 are out */
+    int ok = bc_num_to_long(v, &idx) && (idx != 0 || bc_num_is_zero(v));
     bc_num_free(c, v);
     if (!ok || idx < 0 || idx > 16777215L)
         bc_fail(c, BC_ERR_RUNTIME, "Array %s subscript out of bounds.",
@@ -87,19 +89,25 @@ static bc_num *load(bc_ctx *c, node *n)
     }
 }
 
-/* Converts v for scale, ibase or obase, clamping with GNU's warnings. */
+/* Converts v for scale, ibase or obase, clamping with GNU's warnings.  As
+ * GNU's store_var, the sign is tested before the value is cut to an
+ * integer (-0 and -0.5 are negative), and a value that cuts to 0 without
+ * being zero (0.5) counts as too large, like one too long for a long. */
 static unsigned long special_value(bc_ctx *c, int kind, const bc_num *v)
 {
     long x;
-    int fits = bc_num_to_long(v, &x);
     long lo = kind == N_SCALE ? 0 : 2;
     long hi = kind == N_SCALE ? BC_SCALE_MAX : kind == N_IBASE ? 36
                                                                : BC_BASE_MAX;
     const char *what = kind == N_SCALE ? "scale" : kind == N_IBASE ? "ibase"
                                                                    : "obase";
+    if (v->neg) {
+        bc_warn(c, "negative %s, set to %ld", what, lo);
+        return (unsigned long)lo;
+    }
+    int fits = bc_num_to_long(v, &x) && (x != 0 || bc_num_is_zero(v));
     if (fits && x < lo) {
-        bc_warn(c, kind == N_SCALE ? "negative %s, set to %ld"
-                                   : "%s too small, set to %ld", what, lo);
+        bc_warn(c, "%s too small, set to %ld", what, lo);
         return (unsigned long)lo;
     }
     if (!fits || x > hi) {
@@ -157,7 +165,13 @@ static bc_num *binary(bc_ctx *c, int op, const bc_num *a, const bc_num *b)
         if (bc_num_is_zero(b))
             bc_fail(c, BC_ERR_RUNTIME, "Modulo by zero");
         return bc_num_mod(c, a, b, c->scale);
-    default: return bc_num_pow(c, a, exponent_of(c, b), c->scale);
+    default: {
+        long e = exponent_of(c, b);
+        /* GNU tests the exponent's sign, not its value: 0^-0.5 fails too */
+        if (bc_num_is_zero(a) && b->neg)
+            bc_fail(c, BC_ERR_RUNTIME, "divide by zero");
+        return bc_num_pow(c, a, e, c->scale);
+    }
     }
 }
 
@@ -391,14 +405,15 @@ static bc_num *eval_unary(bc_ctx *c, node *n)
     bc_num *v = eval(c, n->a), *r;
     switch (n->kind) {
     case N_NEG:
-        if (bc_num_is_zero(v))
+        if (bc_num_is_zero(v) && !v->neg)
             return v;
         if (v->refs > 1) { /* shared: negate a copy */
             r = bc_num_copy(c, v);
             bc_num_free(c, v);
             v = r;
         }
-        v->neg = !v->neg;
+        /* GNU negates as 0 - v: the negative of -0 is 0 */
+        v->neg = !v->neg && !bc_num_is_zero(v);
         return v;
     case N_LENGTH:
         r = from_long(c, bc_num_length(c, v));

@@ -9,6 +9,14 @@
  * bc, as GNU bc applies them): + and - keep the larger scale, * keeps
  * min(a+b, max(scale, a, b)), / gives scale, % and ^ and sqrt as below.
  * Results are fresh numbers owned by the caller; operands are untouched.
+ *
+ * The sign of zero follows GNU bc too, which keeps a sign beside the digits
+ * and clears it only where its code says so: a power is cut to its scale
+ * with the sign left on (scale=0; (-0.1)^3 is -0), and + and - keep the
+ * common sign of two zeros (-0 + -0 and -0 - 0 are -0, so is -0 % b, as
+ * a - 0*b); *, / and sqrt clear it, and a difference of equal magnitudes
+ * is 0.  Everywhere else -0 is a zero (bc_num_is_zero), but bc_num_cmp puts
+ * it below 0, as GNU's sign-first comparison does.
  */
 #include <string.h>
 #include "bcint.h"
@@ -94,7 +102,7 @@ static bc_num *shift_up(bc_ctx *c, const bc_num *n, size_t k)
     return r;
 }
 
-/* Divides the mantissa by 10^k in place, truncating. */
+/* Divides the mantissa by 10^k in place, truncating; a zero result is 0. */
 static void shift_down(bc_num *n, size_t k)
 {
     size_t limbs = k / BC_LIMB_DIGITS;
@@ -180,26 +188,30 @@ int bc_num_to_long(const bc_num *n, long *out)
 
 /* ------------------------------------------------------------ arithmetic */
 
+/* Signs as GNU's bc_add and bc_sub set them, zeros' signs included: equal
+ * signs add the magnitudes and keep the sign (-0 + -0 is -0), unequal ones
+ * subtract them and take the larger's sign, or give 0 when they are equal.
+ * The kernels return normalized lengths, so no num_fix() (it would clear
+ * the sign of -0). */
 bc_num *bc_num_add(bc_ctx *c, const bc_num *a, const bc_num *b, int sub)
 {
     size_t s = a->scale > b->scale ? a->scale : b->scale;
     bc_num *oa, *ob;
     const bc_num *x = align(c, a, s, &oa), *y = align(c, b, s, &ob);
-    int yneg = y->len ? (y->neg ^ sub) : 0;
+    int yneg = y->neg ^ sub;
     size_t n = (x->len > y->len ? x->len : y->len) + 1;
     bc_num *r = bc_num_new(c, n);
-    if (x->neg == yneg || x->len == 0 || y->len == 0) {
+    if (x->neg == yneg) {
         r->len = bc_mag_add(r->d, x->d, x->len, y->d, y->len);
-        r->neg = x->len ? x->neg : yneg;
+        r->neg = x->neg;
     } else if (bc_mag_cmp(x->d, x->len, y->d, y->len) >= 0) {
         r->len = bc_mag_sub(r->d, x->d, x->len, y->d, y->len);
-        r->neg = x->neg;
+        r->neg = x->neg && r->len;
     } else {
         r->len = bc_mag_sub(r->d, y->d, y->len, x->d, x->len);
         r->neg = yneg;
     }
     r->scale = s;
-    num_fix(r);
     bc_num_free(c, oa);
     bc_num_free(c, ob);
     return r;
@@ -276,8 +288,9 @@ static bc_num *mod_small(bc_ctx *c, const bc_num *a, const bc_num *b)
     if (rem) {
         r->d[0] = (bc_limb)rem;
         r->len = 1;
-        r->neg = a->neg; /* truncating division: the sign of a */
     }
+    /* truncating division: the sign of a; -0 % b is -0 - 0 = -0 */
+    r->neg = a->neg && (rem || a->len == 0);
     return r;
 }
 
@@ -353,8 +366,13 @@ bc_num *bc_num_pow(bc_ctx *c, const bc_num *a, long e, size_t scale)
         return r;
     }
     size_t m = a->scale > scale ? a->scale : scale;
-    if (p->scale > m)
+    if (p->scale > m) {
+        /* GNU's bc_raise lowers the scale and leaves the sign: an odd power
+         * of a negative number cut to zero is -0 */
+        int neg = p->neg;
         bc_num_truncate(p, m);
+        p->neg = neg;
+    }
     return p;
 }
 

@@ -8,9 +8,10 @@
  * digit followed by the point unless ibase is ten; otherwise a digit at or
  * above ibase counts as ibase-1; a fraction typed with k digits is
  * converted exactly and truncated to scale k.  Printing follows GNU bc too:
- * zero prints as "0", no leading zero before the point, bases above 16 print
- * each digit as a space and a zero-padded decimal group, and a fraction gets
- * as many obase digits as it takes for obase^k to exceed 10^scale.
+ * zero prints as "0" (GNU's -0 as "-0", in every base), no leading zero
+ * before the point, bases above 16 print each digit as a space and a
+ * zero-padded decimal group, and a fraction gets as many obase digits as it
+ * takes for obase^k to exceed 10^scale.
  */
 #include <string.h>
 #include "bcint.h"
@@ -258,12 +259,12 @@ static void print_other(bc_ctx *c, const bc_num *n, unsigned long obase)
 
 void bc_num_print(bc_ctx *c, const bc_num *n, unsigned long obase)
 {
+    if (n->neg) /* before the zero test, as GNU's bc_out_num: -0 prints */
+        bc_out_char(c, '-');
     if (n->len == 0) {
         bc_out_char(c, '0');
         return;
     }
-    if (n->neg)
-        bc_out_char(c, '-');
     if (obase == 10)
         print_decimal(c, n);
     else

@@ -9,6 +9,8 @@ assignments and increments, arrays, if/else, bounded loops, functions with
 autos and recursion, print and strings, ibase/obase changes, and (with -l,
 given on the program's first line as "# options: -l") the math library;
 about one program in seven is dense arithmetic on long numbers instead.
+Both kinds raise small negative fractions to odd powers, which GNU bc cuts
+to a negative zero (-0) that later operations carry on.
 Values and exponents stay small so every program runs in milliseconds; the
 test compares reap-bc with GNU bc on them, so no expected output is stored.
 """
@@ -63,8 +65,14 @@ class Gen:
             # the base is a constant expression: a variable raised again and
             # again in a loop would grow without bound
             base = self.number()
-            if r.random() < 0.5:
+            shape = r.random()
+            if shape < 0.5:
                 base = "(%s %s %s)" % (self.number(), r.choice("+-*/"), self.number())
+            elif shape < 0.6:
+                # a small negative fraction to an odd power: cut to the
+                # scale, GNU bc keeps the sign, -0, which then flows on
+                return "((-.%s%d) ^ %d)" % ("0" * r.randint(0, 3),
+                                            r.randint(1, 9), r.choice([1, 3, 5]))
             return "(%s ^ %d)" % (base, r.randint(-3, 6))
         if k < 0.66:
             op = r.choice(["<", "<=", ">", ">=", "==", "!="])
@@ -245,9 +253,15 @@ def arith_program(r):
         out.append("scale = %d" % r.randint(0, 60))
         if r.random() < 0.25:
             out.append("obase = %d" % r.choice([2, 3, 7, 8, 16, 17, 36, 100, 999, 1000, 65536]))
-        op = r.choice(["+", "-", "*", "/", "%", "^", "sqrt", "cmp"])
+        op = r.choice(["+", "-", "*", "/", "%", "^", "sqrt", "cmp", "-0"])
         a, b = num(), num()
-        if op == "^":
+        if op == "-0":
+            # GNU bc's negative zero: a power cut to zero keeps its sign
+            out.append("z = (-.%s1) ^ %d" % ("0" * r.randint(0, 40), r.choice([3, 5])))
+            out.append("z; z %s (%s); (%s) %s z; -z; z + z; z - 0; z %% 7" % (
+                r.choice(["+", "-", "*", "/", "%"]), b, a,
+                r.choice(["+", "-", "*", "<", "==", ">="])))
+        elif op == "^":
             out.append("(%s) ^ %d" % (a, r.randint(-5, 12)))
         elif op == "sqrt":
             out.append("sqrt(%s)" % a.lstrip("-"))
