@@ -65,15 +65,15 @@ static reap_t *reap_of(int i) { return nodes[i].h; }
 static jmp_buf misuse_jmp;
 static volatile int misuse_armed;
 
-static void on_misuse(const char *msg, const reap_t *r, const void *p)
+static int on_misuse(const reap_misuse_t *m, void *arg)
 {
+    (void)arg;
     if (misuse_armed) {
         misuse_armed = 0;
         longjmp(misuse_jmp, 1);
     }
-    fprintf(stderr, "fuzz_reap: unexpected misuse report: %s %p (reap %p)\n",
-            msg, p, (const void *)r);
-    abort();
+    fprintf(stderr, "fuzz_reap: unexpected misuse report: %s\n", m->message);
+    return REAP_MISUSE_ABORT;
 }
 
 /* ---- checks beyond the patterns (fuzz_model.h) ------------------------------ */
@@ -458,7 +458,7 @@ static void destroy_all(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     reap_base_stats_t b0, b1;
-    reap_set_misuse_handler(on_misuse);
+    reap_set_misuse_handler(on_misuse, NULL);
     model_reset();
     memset(reaps, 0, sizeof reaps);
     creates = 0;

@@ -12,7 +12,9 @@ RP_UTIL_SOURCES = \
 	libreap/src/util/env.h \
 	libreap/src/util/env.c \
 	libreap/src/util/lock.h \
-	libreap/src/util/lock.c
+	libreap/src/util/lock.c \
+	libreap/src/util/misuse.h \
+	libreap/src/util/misuse.c
 include libreap/src/base/local.mk
 
 noinst_LTLIBRARIES += libreap/libreap_core.la

@@ -18,8 +18,10 @@
  *
  * Errors: allocation returns NULL on failure (out of memory, over the reap's
  * limit, size overflow) and the reap stays usable.  Misuse (a double free, a
- * pointer the reap did not hand out, a NULL reap) is reported on stderr with
- * the reap and the pointer, and the process aborts.
+ * pointer the reap did not hand out, a NULL reap) is reported in one line on
+ * stderr naming the pointer and the reap, and the process aborts; with
+ * REAP_MISUSE=report it goes on, the call leaving the reap as it was, and
+ * reap_set_misuse_handler() takes the reports instead.
  */
 #ifndef REAP_H
 #define REAP_H
@@ -125,7 +127,7 @@ REAP_API void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t size);
 /**
  * Free one object of @p r; it becomes available to later allocations from
  * @p r.  NULL does nothing.  A pointer @p r did not hand out, or one freed
- * already, is reported and aborts the process.
+ * already, is a misuse (see reap_set_misuse_handler()).
  */
 REAP_API void reap_free(reap_t *r, void *ptr);
 
@@ -370,15 +372,74 @@ REAP_API int reap_walk(reap_t *root, reap_walk_fn fn, void *arg);
 /* ------------------------------------------------------------------------- */
 /** @name Misuse reports */
 
+/** What a program did wrong (reap_misuse_t.kind). */
+typedef enum reap_misuse_kind {
+    REAP_MISUSE_DOUBLE_FREE = 1, /**< reap_free() of an object freed already */
+    REAP_MISUSE_FOREIGN,         /**< a pointer the reap did not hand out: another
+                                  *   reap's, malloc's, or one inside an object */
+    REAP_MISUSE_FREED_REALLOC,   /**< reap_realloc() of an object freed already */
+    REAP_MISUSE_NULL_REAP,       /**< a NULL reap where one is required */
+    REAP_MISUSE_CORRUPTION       /**< a block's boundary tags are inconsistent (a
+                                  *   write past an object's end, or a bug):
+                                  *   always aborts */
+} reap_misuse_kind_t;
+
+/** What libreap does after a misuse (the handler's return value). */
+typedef enum reap_misuse_action {
+    REAP_MISUSE_ABORT = 0, /**< abort the process */
+    REAP_MISUSE_LEAK = 1   /**< go on: the call returns at once, leaving the
+                            *   reap and the object as they were (a freed
+                            *   object stays on the heap once, a foreign one
+                            *   is leaked), with NULL (errno EINVAL), 0 or
+                            *   EINVAL if it returns a value */
+} reap_misuse_action_t;
+
+/** One misuse, as reap_set_misuse_handler()'s handler sees it. */
+typedef struct reap_misuse {
+    reap_misuse_kind_t kind;
+    const char *what;    /**< the misuse in words, e.g. "double free of" */
+    const char *message; /**< the whole line libreap writes when there is no
+                          *   handler, without the newline: "libreap: double
+                          *   free of 0x5581e2c0a0f0 (reap 0x5581e2c09000)" */
+    const void *ptr;     /**< the pointer passed, or NULL */
+    reap_t *reap;        /**< the reap passed (may be NULL); reap_user_area()
+                          *   gives its user area, e.g. APR's pool */
+    reap_misuse_action_t action; /**< what REAP_MISUSE says: abort (the
+                          *   default) or report, which leaks */
+} reap_misuse_t;
+
 /**
- * Called with the message, the reap and the pointer before libreap aborts on
- * misuse; the default prints to stderr.  The handler may log elsewhere and
- * may longjmp out; if it returns, the process aborts.  NULL restores the
- * default.  Not thread-safe: set it at start-up.
+ * A misuse handler: called with the misuse, and @p arg as given to
+ * reap_set_misuse_handler().
+ * @return REAP_MISUSE_ABORT or REAP_MISUSE_LEAK (m->action is what libreap
+ *         would do without a handler); a REAP_MISUSE_CORRUPTION always aborts.
  */
-typedef void (*reap_misuse_fn)(const char *message, const reap_t *r,
-                               const void *ptr);
-REAP_API void reap_set_misuse_handler(reap_misuse_fn fn);
+typedef int (*reap_misuse_fn)(const reap_misuse_t *m, void *arg);
+
+/**
+ * Route misuse reports to @p fn instead of stderr.
+ *
+ * Without a handler, libreap writes m->message and a newline to stderr
+ * with one write(2) (no stdio, no allocation) and then aborts, or, with
+ * REAP_MISUSE=report in the environment, goes on (REAP_MISUSE_LEAK).  With
+ * one, it writes nothing: @p fn decides, and may log m->message where it
+ * likes (httpd's error log).
+ *
+ * When: in the thread that made the misuse, inside the reap_* call that
+ * found it, before that call changes anything, with no libreap lock held.
+ * @p fn may allocate from malloc and from reaps other than m->reap, read
+ * m->reap (reap_user_area(), reap_parent(), reap_get_stats()) and longjmp
+ * out.  It must not allocate from, free into, clear or destroy m->reap or
+ * any reap of its tree, which may be in the middle of an operation, nor
+ * cause a misuse itself.  A misuse of the base allocator under
+ * libreap-malloc.so does not come here (it has its own one-line reports).
+ *
+ * @param fn  the handler, or NULL to restore the default.
+ * @param arg passed to @p fn untouched.
+ * Not thread-safe: set it before other threads use reaps (httpd: at child
+ * init), not while a misuse may be reported.
+ */
+REAP_API void reap_set_misuse_handler(reap_misuse_fn fn, void *arg);
 
 #ifdef __cplusplus
 }

@@ -10,7 +10,9 @@
  * the heap's bins, then the current chunk, then (once something has been
  * freed) coalesces the quick lists and looks at the bins again, where
  * retired chunks' tails wait, and only then takes a new chunk.  reap_free() checks the header with one
- * compare (in use, not quick, not large or a fence, this reap's tag), then
+ * compare (in use, not quick, not large or a fence, this reap's tag; a
+ * block that fails it is a misuse, reported by rp_misuse, unless it is a
+ * large object), then
  * gives the block back to the frontier when it borders it, parks a small
  * block on its quick list, or frees it onto the bins.  Objects above the
  * large threshold go to region.c's large objects.
@@ -26,33 +28,47 @@
 
 /* ---- checks ---------------------------------------------------------------- */
 
-static void check_reap(const reap_t *r, const void *p)
+#define FREE_FOREIGN "free of a pointer this reap did not hand out:"
+#define REALLOC_FOREIGN "realloc of a pointer this reap did not hand out:"
+
+/* r is a reap; otherwise the misuse is reported (the caller returns when
+ * rp_misuse does). */
+static inline bool reap_given(reap_t *r, const void *p, const char *what)
 {
-    if (RP_UNLIKELY(r == NULL))
-        rp_misuse("NULL reap passed with pointer", r, p);
+    if (RP_LIKELY(r != NULL))
+        return true;
+    rp_misuse(REAP_MISUSE_NULL_REAP, what, r, p);
+    return false;
 }
 
 /* Returns the block of p after the checks a free or realloc needs: cheap
- * ones always, ownership and the heap walk in debug builds. */
-static rp_block_t *checked_block(reap_t *r, void *p, const char *op)
+ * ones always, ownership and the heap walk in debug builds; NULL once a
+ * misuse is reported and rp_misuse returned. */
+static rp_block_t *checked_block(reap_t *r, void *p, bool realloc)
 {
     rp_block_t *b = rp_mem2b(p);
-    if (RP_UNLIKELY((uintptr_t)p % RP_GRAIN != 0))
-        rp_misuse(op, r, p);
-    size_t h = b->head;
-    if (RP_UNLIKELY((h >> RP_TAG_SHIFT) != r->tag || (h & RP_FENCE)))
-        rp_misuse(op, r, p);
-    if (RP_UNLIKELY(!(h & RP_CINUSE) || (h & RP_QUICK)))
-        rp_misuse("double free (or free of a free block) of", r, p);
+    const char *foreign = realloc ? REALLOC_FOREIGN : FREE_FOREIGN;
+    size_t h = (uintptr_t)p % RP_GRAIN == 0 ? b->head : RP_FENCE; /* misaligned: foreign */
+    if (RP_UNLIKELY((h >> RP_TAG_SHIFT) != r->tag || (h & RP_FENCE))) {
+        rp_misuse(REAP_MISUSE_FOREIGN, foreign, r, p);
+        return NULL;
+    }
+    if (RP_UNLIKELY(!(h & RP_CINUSE) || (h & RP_QUICK))) {
+        if (realloc)
+            rp_misuse(REAP_MISUSE_FREED_REALLOC, "realloc of a freed pointer", r, p);
+        else
+            rp_misuse(REAP_MISUSE_DOUBLE_FREE, "double free of", r, p);
+        return NULL;
+    }
     if (config_debug) {
-        if (!rp_region_owns(r, p))
-            rp_misuse(op, r, p);
+        if (!rp_region_owns(r, p)) {
+            rp_misuse(REAP_MISUSE_FOREIGN, foreign, r, p);
+            return NULL;
+        }
         rp_heap_check(r);
     }
     return b;
 }
-
-#define FOREIGN "free of a pointer this reap did not hand out:"
 
 /* ---- allocation -------------------------------------------------------------- */
 
@@ -66,7 +82,10 @@ static inline void *handed_out(reap_t *r, rp_block_t *b, size_t size)
 
 static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
 {
-    check_reap(r, NULL);
+    if (!reap_given(r, NULL, "NULL reap passed to reap_malloc")) {
+        errno = EINVAL;
+        return NULL;
+    }
     if (n > r->bump_max) {
         void *p = rp_large_alloc(r, n, RP_GRAIN);
         if (p)
@@ -133,8 +152,7 @@ void *reap_calloc(reap_t *r, size_t n, size_t size)
 {
     size_t total;
     if (__builtin_mul_overflow(n, size, &total)) {
-        check_reap(r, NULL);
-        errno = ENOMEM;
+        errno = reap_given(r, NULL, "NULL reap passed to reap_calloc") ? ENOMEM : EINVAL;
         return NULL;
     }
     void *p = reap_malloc(r, total);
@@ -189,7 +207,10 @@ static void *ann_aligned(reap_t *r, size_t alignment, size_t n);
 
 void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t n)
 {
-    check_reap(r, NULL);
+    if (!reap_given(r, NULL, "NULL reap passed to reap_aligned_alloc")) {
+        errno = EINVAL;
+        return NULL;
+    }
     if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
         errno = EINVAL;
         return NULL;
@@ -203,7 +224,9 @@ void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t n)
 
 static RP_NOINLINE void free_large(reap_t *r, void *p)
 {
-    rp_block_t *b = checked_block(r, p, FOREIGN);
+    rp_block_t *b = checked_block(r, p, false);
+    if (!b)
+        return;
     r->frees++;
     rp_large_free(r, b);
 }
@@ -231,15 +254,18 @@ static RP_NOINLINE void free_slow(reap_t *r, void *p)
 {
     /* Debug builds look before they read: a large object freed twice has
      * already gone back to the base allocator. */
-    if (config_debug && !rp_region_owns(r, p))
-        rp_misuse("free of a pointer this reap did not hand out (or a large object freed twice):", r, p);
+    if (config_debug && !rp_region_owns(r, p)) { /* also a large object freed twice */
+        rp_misuse(REAP_MISUSE_FOREIGN, FREE_FOREIGN, r, p);
+        return;
+    }
     rp_block_t *b = rp_mem2b(p);
     if ((b->head & RP_LARGE) && ((uintptr_t)p % RP_GRAIN) == 0) {
         free_large(r, p);
         return;
     }
-    b = checked_block(r, p, FOREIGN);
-    free_block(r, b, b->head);
+    b = checked_block(r, p, false);
+    if (b)
+        free_block(r, b, b->head);
 }
 
 static inline void free_plain(reap_t *r, void *p)
@@ -257,9 +283,8 @@ static void ann_free(reap_t *r, void *p);
 
 void reap_free(reap_t *r, void *p)
 {
-    if (p == NULL)
+    if (p == NULL || !reap_given(r, p, "NULL reap passed to reap_free"))
         return;
-    check_reap(r, p);
     if (RP_ANNOTATED()) {
         ann_free(r, p);
         return;
@@ -337,22 +362,33 @@ static void *realloc_move(reap_t *r, void *p, size_t n, size_t old)
     return q;
 }
 
-#define REALLOC_FOREIGN "realloc of a pointer this reap did not hand out:"
+static void *ann_realloc(reap_t *r, void *p, rp_block_t *b, size_t n);
 
-static void *ann_realloc(reap_t *r, void *p, size_t n);
+/* The block of p when realloc may resize it; NULL once a freed or foreign
+ * p is reported (its header may be poisoned: read quietly). */
+static rp_block_t *realloc_block(reap_t *r, void *p)
+{
+    rp_ann_quiet_begin();
+    rp_block_t *b = checked_block(r, p, true);
+    rp_ann_quiet_end();
+    return b;
+}
 
 void *reap_realloc(reap_t *r, void *p, size_t n)
 {
     if (p == NULL)
         return reap_malloc(r, n);
-    check_reap(r, p);
+    rp_block_t *b = reap_given(r, p, "NULL reap passed to reap_realloc") ? realloc_block(r, p) : NULL;
+    if (!b) {
+        errno = EINVAL;
+        return NULL;
+    }
     if (n == 0) {
         reap_free(r, p);
         return NULL;
     }
     if (RP_ANNOTATED())
-        return ann_realloc(r, p, n);
-    rp_block_t *b = checked_block(r, p, REALLOC_FOREIGN);
+        return ann_realloc(r, p, b, n);
     if (realloc_in_place(r, b, n))
         return p;
     return realloc_move(r, p, n, block_usable(b));
@@ -400,10 +436,9 @@ static void ann_free(reap_t *r, void *p)
     rp_ann_quiet_end();
 }
 
-static void *ann_realloc(reap_t *r, void *p, size_t n)
+static void *ann_realloc(reap_t *r, void *p, rp_block_t *b, size_t n)
 {
     rp_ann_quiet_begin();
-    rp_block_t *b = checked_block(r, p, REALLOC_FOREIGN);
     size_t before = block_usable(b);
     rp_ann_quiet_end();
     size_t old = rp_ann_accessible(p, before);
@@ -422,6 +457,10 @@ static void *ann_realloc(reap_t *r, void *p, size_t n)
 static void *ann_malloc(reap_t *r, size_t n) { return malloc_plain(r, n); }
 static void *ann_aligned(reap_t *r, size_t alignment, size_t n) { return aligned_plain(r, alignment, n); }
 static void ann_free(reap_t *r, void *p) { free_plain(r, p); }
-static void *ann_realloc(reap_t *r, void *p, size_t n) { return reap_realloc(r, p, n); }
+static void *ann_realloc(reap_t *r, void *p, rp_block_t *b, size_t n)
+{
+    (void)b;
+    return reap_realloc(r, p, n);
+}
 
 #endif

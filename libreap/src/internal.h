@@ -245,7 +245,11 @@ void rp_options_init(void);
 
 /* ---- reap.c ------------------------------------------------------------- */
 
-RP_COLD __attribute__((noreturn)) void rp_misuse(const char *what, const reap_t *r, const void *p);
+/* Reports a misuse (util/misuse.h, reap.h's handler) and aborts, or
+ * returns when the report says to go on (REAP_MISUSE=report, or the
+ * handler's REAP_MISUSE_LEAK): the caller then returns at once, leaving
+ * the reap as it was.  REAP_MISUSE_CORRUPTION never returns. */
+RP_COLD void rp_misuse(reap_misuse_kind_t kind, const char *what, reap_t *r, const void *p);
 /* Charge n more bytes of footprint to r and its accounting ancestors.
  * Returns 0, or ENOMEM if a limit would pass (the caller counts that in
  * limit_failures once it gives up). */

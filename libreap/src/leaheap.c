@@ -186,7 +186,8 @@ void rp_heap_free(reap_t *r, rp_block_t *b)
         return;
     }
     if (RP_UNLIKELY(!(next->head & RP_PINUSE)))
-        rp_misuse("heap corruption (next block says this one is free) at free of", r, rp_b2mem(b));
+        rp_misuse(REAP_MISUSE_CORRUPTION, "heap corruption (next block says this one is free) at free of",
+                  r, rp_b2mem(b));
     if (!(next->head & RP_CINUSE)) {
         size_t ns = rp_bsize(next);
         rp_heap_unlink(r, next, ns);
@@ -252,7 +253,7 @@ void rp_heap_trim(reap_t *r, rp_block_t *b, size_t csz)
 
 static void check_fail(const reap_t *r, const void *where, const char *what)
 {
-    rp_misuse(what, r, where);
+    rp_misuse(REAP_MISUSE_CORRUPTION, what, (reap_t *)r, where);
 }
 
 /* Walk the blocks of one chunk from its arena to the frontier or fence;

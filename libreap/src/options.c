@@ -22,11 +22,11 @@ rp_options_t rp_opt = {
 };
 
 static const rp_env_option_t options[] = {
-    {"REAP_FIRST_CHUNK", &rp_opt.first_chunk, 4096, 1u << 20, false},
-    {"REAP_MAX_CHUNK", &rp_opt.max_chunk, 8192, 1u << 28, false},
-    {"REAP_LARGE_THRESHOLD", &rp_opt.large_threshold, 1024, 1u << 24, false},
-    {"REAP_TAIL_KEEP", &rp_opt.tail_keep, RP_MIN_BLOCK, 1u << 20, false},
-    {"REAP_QUICK_LIMIT", &rp_opt.quick_limit, 0, RP_SMALL_LIMIT, false},
+    {"REAP_FIRST_CHUNK", &rp_opt.first_chunk, 4096, 1u << 20, false, NULL},
+    {"REAP_MAX_CHUNK", &rp_opt.max_chunk, 8192, 1u << 28, false, NULL},
+    {"REAP_LARGE_THRESHOLD", &rp_opt.large_threshold, 1024, 1u << 24, false, NULL},
+    {"REAP_TAIL_KEEP", &rp_opt.tail_keep, RP_MIN_BLOCK, 1u << 20, false, NULL},
+    {"REAP_QUICK_LIMIT", &rp_opt.quick_limit, 0, RP_SMALL_LIMIT, false, NULL},
 };
 
 static void options_read(void)

@@ -23,29 +23,65 @@
  * root to the one visited (see the comment there for why that cannot
  * deadlock).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/base.h"
 #include "internal.h"
+#include "util/misuse.h"
 
 const char *reap_version(void) { return REAP_VERSION_STRING; }
 
 /* ---- misuse ------------------------------------------------------------------- */
 
-static reap_misuse_fn misuse_handler;
+/* Set at start-up (reap.h), read on a misuse only. */
+static reap_misuse_fn misuse_fn;
+static void *misuse_arg;
 
-void reap_set_misuse_handler(reap_misuse_fn fn) { misuse_handler = fn; }
-
-void rp_misuse(const char *what, const reap_t *r, const void *p)
+void reap_set_misuse_handler(reap_misuse_fn fn, void *arg)
 {
-    if (misuse_handler)
-        misuse_handler(what, r, p);
+    misuse_arg = arg;
+    misuse_fn = fn;
+}
+
+/* "libreap: double free of 0x... (reap 0x...)"; a NULL reap's misuse
+ * "libreap: NULL reap passed to reap_free (pointer 0x...)". */
+static void misuse_line(rp_line_t *l, reap_misuse_kind_t kind, const char *what, const reap_t *r,
+                        const void *p)
+{
+    rp_line_str(l, "libreap: ");
+    rp_line_str(l, what);
+    if (kind == REAP_MISUSE_NULL_REAP) {
+        if (p) {
+            rp_line_str(l, " (pointer ");
+            rp_line_ptr(l, p);
+            rp_line_str(l, ")");
+        }
+        return;
+    }
+    rp_line_str(l, " ");
+    rp_line_ptr(l, p);
+    rp_line_str(l, " (reap ");
+    rp_line_ptr(l, r);
+    rp_line_str(l, ")");
+}
+
+void rp_misuse(reap_misuse_kind_t kind, const char *what, reap_t *r, const void *p)
+{
+    rp_options_init(); /* REAP_MISUSE, read with the base allocator's options */
+    rp_line_t l = {.len = 0};
+    misuse_line(&l, kind, what, r, p);
+    reap_misuse_t m = {kind, what, l.text, p, r,
+                       rp_misuse_mode == RP_MISUSE_REPORT ? REAP_MISUSE_LEAK : REAP_MISUSE_ABORT};
+    reap_misuse_fn fn = misuse_fn;
+    int action = m.action;
+    if (fn)
+        action = fn(&m, misuse_arg);
     else
-        fprintf(stderr, "libreap: %s %p (reap %p)\n", what, p, (const void *)r);
-    abort();
+        rp_line_write(&l);
+    if (action != REAP_MISUSE_LEAK || kind == REAP_MISUSE_CORRUPTION)
+        abort();
 }
 
 /* ---- accounting ---------------------------------------------------------------- */
@@ -198,8 +234,12 @@ reap_t *reap_parent(const reap_t *r) { return r ? r->parent : NULL; }
 
 uint64_t reap_footprint(const reap_t *r, uint64_t *peak)
 {
-    if (RP_UNLIKELY(r == NULL))
-        rp_misuse("reap_footprint of a NULL reap", r, NULL);
+    if (RP_UNLIKELY(r == NULL)) {
+        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_footprint", NULL, NULL);
+        if (peak)
+            *peak = 0;
+        return 0;
+    }
     uint64_t fp = __atomic_load_n(&r->footprint, __ATOMIC_ACQUIRE);
     if (peak)
         *peak = __atomic_load_n(&r->peak_footprint, __ATOMIC_RELAXED);
@@ -239,8 +279,10 @@ static void destroy_detached(reap_t *r)
 
 void reap_destroy(reap_t *r)
 {
-    if (RP_UNLIKELY(r == NULL))
-        rp_misuse("reap_destroy of a NULL reap", r, NULL);
+    if (RP_UNLIKELY(r == NULL)) {
+        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_destroy", r, NULL);
+        return;
+    }
     if (r->parent)
         unlink_child(r->parent, r);
     destroy_detached(r);
@@ -248,8 +290,10 @@ void reap_destroy(reap_t *r)
 
 void reap_clear(reap_t *r)
 {
-    if (RP_UNLIKELY(r == NULL))
-        rp_misuse("reap_clear of a NULL reap", r, NULL);
+    if (RP_UNLIKELY(r == NULL)) {
+        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_clear", r, NULL);
+        return;
+    }
     destroy_children(r);
     rp_live_sub(r, r->live_bytes);
     r->cleared_objects = r->allocs - r->frees;
@@ -306,8 +350,10 @@ static int walk(reap_t *r, unsigned depth, reap_walk_fn fn, void *arg)
 
 int reap_walk(reap_t *root, reap_walk_fn fn, void *arg)
 {
-    if (RP_UNLIKELY(root == NULL || fn == NULL))
-        rp_misuse("reap_walk of a NULL reap or with no callback", root, NULL);
+    if (RP_UNLIKELY(root == NULL || fn == NULL)) {
+        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap or callback passed to reap_walk", root, NULL);
+        return EINVAL;
+    }
     return walk(root, 0, fn, arg);
 }
 
@@ -333,8 +379,10 @@ static int adopt_one(reap_t *r, unsigned depth, void *arg)
 
 int reap_set_limit(reap_t *r, size_t bytes)
 {
-    if (RP_UNLIKELY(r == NULL))
-        rp_misuse("reap_set_limit on a NULL reap", r, NULL);
+    if (RP_UNLIKELY(r == NULL)) {
+        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_set_limit", r, NULL);
+        return EINVAL;
+    }
     if (r->acct != r) {
         adoption a = {r->acct, r, 0};
         /* Unlocked peek, as in destroy_children: a child created meanwhile

@@ -17,8 +17,11 @@
 
 void reap_get_stats(const reap_t *r, reap_stats_t *out)
 {
-    if (RP_UNLIKELY(r == NULL))
-        rp_misuse("reap_get_stats of a NULL reap", r, NULL);
+    if (RP_UNLIKELY(r == NULL)) {
+        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_get_stats", NULL, NULL);
+        *out = (reap_stats_t){0};
+        return;
+    }
     out->reaps = 1;
     out->live_bytes = r->live_bytes;
     out->live_objects = r->allocs - r->frees - r->cleared_objects;
@@ -58,8 +61,11 @@ static uint64_t account_read(const reap_t *r, uint64_t *peak)
 
 void reap_get_tree_stats(reap_t *r, reap_stats_t *out)
 {
-    if (RP_UNLIKELY(r == NULL))
-        rp_misuse("reap_get_tree_stats of a NULL reap", r, NULL);
+    if (RP_UNLIKELY(r == NULL)) {
+        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_get_tree_stats", r, NULL);
+        *out = (reap_stats_t){0};
+        return;
+    }
     *out = (reap_stats_t){0};
     reap_walk(r, add_one, out);
     if (r->acct == r)
@@ -69,8 +75,12 @@ void reap_get_tree_stats(reap_t *r, reap_stats_t *out)
 uint64_t reap_tree_footprint(reap_t *r, uint64_t *peak)
 {
     uint64_t unused;
-    if (RP_UNLIKELY(r == NULL))
-        rp_misuse("reap_tree_footprint of a NULL reap", r, NULL);
+    if (RP_UNLIKELY(r == NULL)) {
+        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_tree_footprint", r, NULL);
+        if (peak)
+            *peak = 0;
+        return 0;
+    }
     if (r->acct == r)
         return account_read(r, peak ? peak : &unused);
     reap_stats_t s;

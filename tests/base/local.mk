@@ -2,17 +2,20 @@
 # Copyright 2026 The reap project authors (see NOTICE).
 # tests/base: the Hoard-style base allocator (libreap/src/base/).  Unit
 # tests link libreap_hoard.la to see its internals; preload.sh runs real
-# programs under libreap-malloc.so; dlopen.sh loads libreap.so the way httpd
-# loads a module.  tsan.sh rebuilds the stress test with ThreadSanitizer
+# programs under libreap-malloc.so, misuse.sh misuses it (double and
+# interior frees) and reads REAP_STATS_FILE; dlopen.sh loads libreap.so the
+# way httpd loads a module.  tsan.sh rebuilds the stress test with ThreadSanitizer
 # (make check-tsan; make check-sanitizers runs the whole fast tier under
 # TSan, the stress test included).
-check_PROGRAMS += tests/base/preload_probe tests/base/dlopen_probe
+check_PROGRAMS += tests/base/preload_probe tests/base/dlopen_probe tests/base/misuse_probe
 tests_base_preload_probe_SOURCES = tests/base/preload_probe.c
 tests_base_preload_probe_LDADD = -ldl
 tests_base_dlopen_probe_SOURCES = tests/base/dlopen_probe.c
 tests_base_dlopen_probe_LDADD = -ldl
+# misuse.sh: double and interior frees under libreap-malloc.so, REAP_STATS_FILE
+tests_base_misuse_probe_SOURCES = tests/base/misuse_probe.c
 
-HOARD_CHECK_SH = tests/base/preload.sh tests/base/dlopen.sh
+HOARD_CHECK_SH = tests/base/preload.sh tests/base/dlopen.sh tests/base/misuse.sh
 FAST_TESTS += $(HOARD_CHECK_SH)
 EXTRA_DIST += $(HOARD_CHECK_SH) tests/base/tsan.sh tests/base/invariant.h
 

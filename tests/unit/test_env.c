@@ -5,7 +5,7 @@
  * with and without suffixes are read, and a malformed, overflowing or
  * out-of-range value, or one not a power of two where that is asked for,
  * keeps the default and is reported on stderr with the variable's name,
- * in one line.
+ * in one line; so is a word not in an option's list of words.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -44,7 +44,7 @@ static void capture_read(const rp_env_option_t *opt, char *err, size_t errlen)
 static size_t read_one(const char *text, char *err, size_t errlen)
 {
     size_t v = DEFAULT;
-    const rp_env_option_t opt = {"REAP_TEST_SIZE", &v, 1, (size_t)1 << 40, false};
+    const rp_env_option_t opt = {"REAP_TEST_SIZE", &v, 1, (size_t)1 << 40, false, NULL};
     setenv("REAP_TEST_SIZE", text, 1);
     capture_read(&opt, err, errlen);
     unsetenv("REAP_TEST_SIZE");
@@ -102,7 +102,7 @@ static void test_power_of_two(void **state)
     } cases[] = {{"64k", 64u << 10}, {"96k", DEFAULT}, {"1m", 1u << 20}, {"3", DEFAULT}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t v = DEFAULT;
-        const rp_env_option_t opt = {"REAP_TEST_POW2", &v, 1, (size_t)1 << 40, true};
+        const rp_env_option_t opt = {"REAP_TEST_POW2", &v, 1, (size_t)1 << 40, true, NULL};
         char err[512];
         setenv("REAP_TEST_POW2", cases[i].text, 1);
         capture_read(&opt, err, sizeof err);
@@ -117,12 +117,41 @@ static void test_power_of_two(void **state)
     }
 }
 
+/* An option read as one of a list of words (REAP_MISUSE=abort|report)
+ * takes the index of the word set; any other text keeps the default and
+ * the report names the words. */
+static void test_words(void **state)
+{
+    (void)state;
+    static const char *const words[] = {"abort", "report", NULL};
+    static const struct {
+        const char *text;
+        size_t value;
+    } cases[] = {{"abort", 0}, {"report", 1}, {"Report", DEFAULT}, {"1", DEFAULT}, {"", DEFAULT}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t v = DEFAULT;
+        const rp_env_option_t opt = {"REAP_TEST_WORD", &v, 0, 1, false, words};
+        char err[512];
+        setenv("REAP_TEST_WORD", cases[i].text, 1);
+        capture_read(&opt, err, sizeof err);
+        unsetenv("REAP_TEST_WORD");
+        assert_int_equal(v, cases[i].value);
+        if (cases[i].value == DEFAULT) {
+            assert_non_null(strstr(err, "REAP_TEST_WORD"));
+            assert_non_null(strstr(err, "not abort or report"));
+            assert_ptr_equal(strchr(err, '\n'), err + strlen(err) - 1); /* one line */
+        } else {
+            assert_string_equal(err, "");
+        }
+    }
+}
+
 /* An unset variable keeps the default silently. */
 static void test_unset_silent(void **state)
 {
     (void)state;
     size_t v = DEFAULT;
-    const rp_env_option_t opt = {"REAP_TEST_UNSET", &v, 0, 100, false};
+    const rp_env_option_t opt = {"REAP_TEST_UNSET", &v, 0, 100, false, NULL};
     unsetenv("REAP_TEST_UNSET");
     rp_env_read(&opt, 1);
     assert_int_equal(v, DEFAULT);
@@ -134,6 +163,7 @@ int main(void)
         cmocka_unit_test(test_sizes_read),
         cmocka_unit_test(test_bad_values_reported),
         cmocka_unit_test(test_power_of_two),
+        cmocka_unit_test(test_words),
         cmocka_unit_test(test_unset_silent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,11 @@
  * from its heap; larger ones by large.c.  free() finds the header from the
  * address: a block goes to the thread's cache when its superblock belongs
  * to the thread's heap, otherwise to the outbox that gives it back to its
- * own superblock.  Initialisation happens on the first call, must not
+ * own superblock.  Before that, every free checks in release builds that
+ * the pointer starts a block and that the block is not already free
+ * (the superblock's key in its second word, docs/misuse.md); a misuse is
+ * one line on stderr and an abort, or with REAP_MISUSE=report is ignored.
+ * Initialisation happens on the first call, must not
  * allocate (it can run inside a program's first malloc) and registers the
  * pthread_atfork handlers that keep every allocator lock consistent
  * across fork().
@@ -21,12 +25,12 @@
  */
 #include <errno.h>
 #include <sched.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../util/annotate.h"
+#include "../util/misuse.h"
 #include "base.h"
 #include "hoard.h"
 
@@ -67,6 +71,7 @@ void rp_hd_init(void)
     int expected = 0;
     if (atomic_compare_exchange_strong(&rp_hd_once.claimed, &expected, 1)) {
         rp_hd_options_init();
+        rp_hd_sb_keys_init();
         rp_hd_sb_mask = ~(rp_hd_opt.sb_size - 1);
         rp_hd_sc_init(rp_hd_opt.sb_size);
         rp_hd_heaps_init();
@@ -95,13 +100,96 @@ static inline void *small_alloc(uint32_t cls)
     return small_refill(cls);
 }
 
-static void bad_pointer(const void *p)
+/* ---- misuse ----------------------------------------------------------------------- */
+
+/* What a pointer passed to free or realloc is (classify). */
+enum { LIVE, FREED, FOREIGN, INTERIOR };
+
+/* One line on stderr naming the misuse and the pointer (and, for an
+ * interior pointer, its block), then abort unless REAP_MISUSE=report. */
+RP_COLD static void misuse(const char *op, int what, const void *p, const void *block)
 {
-    char msg[96];
-    int n = snprintf(msg, sizeof msg, "reap: free of a pointer it did not allocate: %p\n", p);
-    (void)!write(2, msg, (size_t)n);
-    abort();
+    rp_line_t l = {.len = 0};
+    rp_line_str(&l, RP_HD_NAME ": ");
+    if (what == FREED) {
+        rp_line_str(&l, op[0] == 'f' ? "double free of " : op);
+        if (op[0] != 'f')
+            rp_line_str(&l, " of a freed pointer ");
+    } else {
+        rp_line_str(&l, op);
+        rp_line_str(&l, what == INTERIOR ? " of an interior pointer " : " of a pointer it did not hand out: ");
+    }
+    rp_line_ptr(&l, p);
+    if (what == INTERIOR) {
+        rp_line_str(&l, " (block ");
+        rp_line_ptr(&l, block);
+        rp_line_str(&l, ")");
+    }
+    rp_line_write(&l);
+    if (rp_misuse_mode != RP_MISUSE_REPORT)
+        abort();
 }
+
+static bool in_list(void *list, const void *b)
+{
+    for (; list; list = *(void **)list)
+        if (list == b)
+            return true;
+    return false;
+}
+
+/* Whether block b of sb, whose word 1 holds sb's key, is free: in this
+ * thread's cache or outbox, on sb's free list, or never handed out.  A
+ * block in another thread's cache or outbox is not seen (nor is a block
+ * of a superblock that emptied since it was freed: its key changed). */
+RP_COLD static bool block_free(rp_hd_sb_t *sb, const void *b)
+{
+    rp_hd_tcache_t *tc = rp_hd_tls;
+    rp_hd_bin_t *bin = &tc->bin[sb->cls];
+    if (in_list(bin->head, b) || in_list(tc->outbox, b) ||
+        ((const char *)b >= bin->next && (const char *)b < bin->end))
+        return true;
+    rp_hd_heap_t *h = rp_hd_lock_owner(sb);
+    bool found = (const char *)b >= sb->bump || in_list(sb->free, b);
+    pthread_mutex_unlock(&h->lock);
+    return found;
+}
+
+/* What p is, with the start of its block or large object in *block.
+ * Reads the header p's address points to, as free() does. */
+static int classify(const void *p, void **block)
+{
+    rp_hd_sb_t *sb = rp_hd_hdr(p);
+    *block = NULL;
+    if (sb->magic == RP_HD_LARGE_MAGIC || sb->magic == RP_HD_CACHED_MAGIC) {
+        *block = sb->end - sb->usable;
+        if (p != *block)
+            return INTERIOR;
+        return sb->magic == RP_HD_LARGE_MAGIC ? LIVE : FREED;
+    }
+    if (sb->magic != RP_HD_SB_MAGIC)
+        return FOREIGN;
+    if ((uint64_t)((uintptr_t)p - (uintptr_t)sb - RP_HD_HDR) >= (uint64_t)sb->nblocks * sb->size)
+        return FOREIGN;
+    *block = rp_hd_sb_misplaced(sb, p) ? rp_hd_sb_block_of(sb, (void *)p) : (void *)p;
+    if (*block != p && !atomic_load_explicit(&sb->interior, memory_order_relaxed))
+        return INTERIOR;
+    if (((uint64_t *)*block)[1] == sb->key && block_free(sb, *block))
+        return FREED;
+    return LIVE;
+}
+
+bool rp_hoard_check(const void *p, const char *op)
+{
+    void *block;
+    int what = classify(p, &block);
+    if (what == LIVE)
+        return true;
+    misuse(op, what, p, block);
+    return false;
+}
+
+/* ---- free ----------------------------------------------------------------------------- */
 
 __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
 {
@@ -122,11 +210,13 @@ __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *
     rp_hd_bin_push(bin, sb, p);
 }
 
-/* Block p of superblock sb back to this thread's cache when its heap owns
- * sb and the bin has room (no lock), else through free_slow (always for
- * rp_hd_none, whose heap is no superblock's owner). */
-static inline void free_block(rp_hd_sb_t *sb, void *p)
+/* Block p of superblock sb, known to be handed out, back to this thread's
+ * cache when its heap owns sb and the bin has room (no lock), else
+ * through free_slow (always for rp_hd_none, whose heap is no superblock's
+ * owner).  It carries sb's key from now until it is handed out again. */
+static inline void free_owned(rp_hd_sb_t *sb, void *p)
 {
+    ((uint64_t *)p)[1] = sb->key;
     rp_hd_tcache_t *tc = rp_hd_tls;
     if (atomic_load_explicit(&sb->owner, memory_order_relaxed) == tc->heap) {
         rp_hd_bin_t *bin = &tc->bin[sb->cls];
@@ -138,29 +228,49 @@ static inline void free_block(rp_hd_sb_t *sb, void *p)
     free_slow(tc, sb, p);
 }
 
+/* The block carries the key: free already, unless the program stored
+ * those eight bytes there (or a freed block sits in another thread's
+ * cache, which is not seen). */
+RP_COLD static void free_suspect(rp_hd_sb_t *sb, void *p)
+{
+    if (block_free(sb, p))
+        misuse("free", FREED, p, NULL);
+    else
+        free_owned(sb, p);
+}
+
 /* Large objects, pointers from aligned allocations, bad pointers. */
 __attribute__((noinline)) static void free_unusual(rp_hd_sb_t *sb, void *p)
 {
-    if (sb->magic != RP_HD_SB_MAGIC) {
-        if (sb->magic != RP_HD_LARGE_MAGIC)
-            bad_pointer(p);
+    void *block;
+    int what = classify(p, &block);
+    if (what != LIVE)
+        misuse("free", what, p, block);
+    else if (sb->magic == RP_HD_LARGE_MAGIC)
         rp_hd_large_free(sb);
-        return;
-    }
-    free_block(sb, rp_hd_sb_block_of(sb, p)); /* sb->interior: p may point inside */
+    else
+        free_owned(sb, block); /* sb->interior: p may point inside */
 }
 
+/* The checks every free makes, in release builds too: p is the start of
+ * a block of a superblock (a magic, a multiply and a compare: no
+ * division), and the block does not carry its superblock's key, which
+ * every freed block carries until it is handed out again (one load of a
+ * line the free writes anyway). */
 void rp_hoard_free(void *p)
 {
     if (RP_UNLIKELY(p == NULL))
         return;
     rp_hd_sb_t *sb = rp_hd_hdr(p);
-    if (RP_UNLIKELY((sb->magic ^ RP_HD_SB_MAGIC) |
-                 atomic_load_explicit(&sb->interior, memory_order_relaxed))) {
+    if (RP_UNLIKELY(sb->magic != RP_HD_SB_MAGIC) || RP_UNLIKELY(rp_hd_sb_misplaced(sb, p))) {
         free_unusual(sb, p);
         return;
     }
-    free_block(sb, p);
+    if (RP_UNLIKELY(((uint64_t *)p)[1] == sb->key)) {
+        free_suspect(sb, p);
+        return;
+    }
+    free_owned(sb, p);
 }
 
 /* ---- malloc-like entry points ------------------------------------------------------ */
@@ -219,6 +329,7 @@ void *rp_hoard_memalign(size_t align, size_t size)
         char *p = small_alloc(rp_hd_sc_of(size + align - RP_HD_MIN_ALIGN));
         if (p && ((uintptr_t)p & (align - 1))) {
             atomic_store_explicit(&rp_hd_hdr(p)->interior, 1, memory_order_relaxed);
+            atomic_store_explicit(&rp_hd_hdr(p)->divc, 0, memory_order_relaxed); /* frees: unusual */
             p = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
         }
         return p;
@@ -237,8 +348,10 @@ size_t rp_hoard_usable_size(const void *p)
     rp_hd_sb_t *sb = rp_hd_hdr(p);
     if (sb->magic == RP_HD_LARGE_MAGIC)
         return (size_t)(sb->end - (const char *)p);
-    if (sb->magic != RP_HD_SB_MAGIC)
-        bad_pointer(p);
+    if (sb->magic != RP_HD_SB_MAGIC) {
+        misuse("malloc_usable_size", FOREIGN, p, NULL);
+        return 0;
+    }
     char *block = rp_hd_sb_block_of(sb, (void *)p);
     return sb->size - (size_t)((const char *)p - block);
 }

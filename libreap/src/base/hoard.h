@@ -81,12 +81,19 @@
 #include "../util/common.h" /* config.h, RP_LIKELY, RP_ASSERT */
 #include "../util/list.h"
 
+/* The name misuse reports start with: "libreap-malloc" in the preloaded
+ * library (local.mk), "libreap" where it serves reaps. */
+#ifndef RP_HD_NAME
+#define RP_HD_NAME "libreap"
+#endif
+
 #define RP_HD_MAX_CLASSES 64
 #define RP_HD_MAX_SB (1u << 20) /* largest S REAP_SUPERBLOCK accepts */
 #define RP_HD_HDR 128          /* superblock header bytes; blocks start here */
 #define RP_HD_MIN_ALIGN 16     /* every block is at least 16-byte aligned */
 #define RP_HD_SB_MAGIC 0x5eb10cu
 #define RP_HD_LARGE_MAGIC 0x1a29eu
+#define RP_HD_CACHED_MAGIC 0xf1a29eu /* a large object freed into the cache */
 #define RP_HD_MAX_HEAPS 128
 #define RP_HD_CAP_MAX 256      /* blocks a thread cache's bin may keep */
 
@@ -215,18 +222,29 @@ static inline uint32_t rp_hd_sc_of(size_t size)
 struct rp_hd_heap;
 
 typedef struct rp_hd_sb {
-    /* First cache line: everything free() reads (magic, interior, owner,
-     * cls), so its common path misses on one header line, not two. */
-    uint32_t magic;                      /* RP_HD_SB_MAGIC or RP_HD_LARGE_MAGIC */
+    /* First cache line: everything free() reads (magic, owner, cls, and
+     * the checks: divc, key), so its common path misses on one
+     * header line, not two. */
+    uint32_t magic;                      /* RP_HD_SB_MAGIC, RP_HD_LARGE_MAGIC or (a large
+                                          * object freed into the cache) RP_HD_CACHED_MAGIC */
     uint32_t cls;                        /* size class; blocks are size bytes */
     _Atomic(struct rp_hd_heap *) owner;  /* see lock order above; NULL for large */
+    uint64_t key;                        /* word 1 of every block freed since the last
+                                          * reset, and of no block handed out (malloc
+                                          * clears it): a free that finds it is a
+                                          * suspected double free; nonzero, new at every
+                                          * format and reset (rp_hd_sb_new_key) */
+    _Atomic uint64_t divc;               /* ceil(2^64 / size): off % size == 0 iff
+                                          * off * divc < divc, for off < 2^32; 0 while
+                                          * interior, so that every free takes the
+                                          * unusual path */
+    uint32_t size;                       /* block size (superblocks) */
     _Atomic uint8_t interior;            /* an aligned alloc handed out an interior pointer */
     uint8_t group;                       /* fullness group it is listed in */
-    uint32_t size;                       /* block size (superblocks) */
-    struct rp_hd_sb *prev, *next;        /* in owner's group or empty list */
     void *free;                          /* LIFO list of returned blocks */
     char *bump;                          /* first never-used block */
     char *end;                           /* end of the last whole block; large: of the object */
+    struct rp_hd_sb *prev, *next;        /* in owner's group or empty list */
     uint32_t used;                       /* blocks out: program, tcache or outbox */
     uint32_t nblocks;                    /* used <= nblocks */
     uint32_t empty_epoch;                /* decay period of its heap it became empty in */
@@ -238,8 +256,9 @@ typedef struct rp_hd_sb {
 } rp_hd_sb_t;
 
 _Static_assert(sizeof(rp_hd_sb_t) <= RP_HD_HDR, "superblock header too big");
-_Static_assert(offsetof(rp_hd_sb_t, interior) < 64 && offsetof(rp_hd_sb_t, cls) < 64 &&
-                   offsetof(rp_hd_sb_t, owner) < 64,
+_Static_assert(offsetof(rp_hd_sb_t, cls) < 64 &&
+                   offsetof(rp_hd_sb_t, owner) < 64 && offsetof(rp_hd_sb_t, key) < 64 &&
+                   offsetof(rp_hd_sb_t, divc) < 64,
                "free()'s fields in the header's first line");
 
 /* rp_hd_sb_list_push/insert/unlink: a heap's lists of superblocks. */
@@ -255,6 +274,21 @@ static inline rp_hd_sb_t *rp_hd_hdr(const void *p)
 
 /* Formats the superblock at sb (S bytes) for class cls, empty. */
 void rp_hd_sb_format(rp_hd_sb_t *sb, uint32_t cls);
+/* A key for a superblock's next generation of frees (rp_hd_sb_t.key):
+ * never 0, never one handed out since the process started. */
+uint64_t rp_hd_sb_new_key(void);
+void rp_hd_sb_keys_init(void);
+/* Whether p is not the start of one of sb's blocks, p in sb's block area
+ * (true for every pointer while sb->interior is set, as divc is 0 then):
+ * a multiply and a compare, no division.  A pointer into the header or
+ * the slack after the last block passes when its offset happens to be a
+ * multiple of the size; only a wild pointer is there. */
+static inline bool rp_hd_sb_misplaced(const rp_hd_sb_t *sb, const void *p)
+{
+    uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)sb - RP_HD_HDR);
+    uint64_t divc = atomic_load_explicit(&sb->divc, memory_order_relaxed);
+    return off * divc >= divc;
+}
 /* Takes one block or returns NULL when the superblock is full. */
 static inline void *rp_hd_sb_pop(rp_hd_sb_t *sb)
 {
@@ -285,6 +319,7 @@ static inline void rp_hd_sb_reset(rp_hd_sb_t *sb)
 {
     sb->free = NULL;
     sb->bump = (char *)sb + RP_HD_HDR;
+    sb->key = rp_hd_sb_new_key(); /* the old one is in blocks bump order hands out */
 }
 /* The start of the block holding p (p may point inside after memalign). */
 void *rp_hd_sb_block_of(rp_hd_sb_t *sb, void *p);
@@ -395,6 +430,7 @@ static inline void *rp_hd_bin_take(rp_hd_bin_t *bin)
     if (__builtin_expect(p != NULL, 1)) {
         bin->head = *(void **)p;
         bin->count--;
+        ((uint64_t *)p)[1] = 0; /* not the key: handed out (rp_hd_sb_t.key) */
         return p;
     }
     char *q = bin->next;
@@ -558,7 +594,15 @@ extern rp_hd_once_t rp_hd_once;
 void *rp_hoard_malloc(size_t size);
 /* *zeroed is set when the memory is known to be zero already (fresh mapping). */
 void *rp_hoard_malloc_z(size_t size, bool *zeroed);
+/* Frees p; a double free, or a pointer it did not hand out (foreign, or
+ * inside a block), is reported on stderr and aborts, or with
+ * REAP_MISUSE=report is ignored. */
 void rp_hoard_free(void *p);
+/* True when p is a live block or large object; otherwise reports "<op> of
+ * ..." as free does and returns false (REAP_MISUSE=report) or aborts.
+ * Finds a freed block as free does, in this thread's cache and outbox
+ * and on its superblock's free list. */
+bool rp_hoard_check(const void *p, const char *op);
 /* align a power of two; NULL (errno ENOMEM) on failure. */
 void *rp_hoard_memalign(size_t align, size_t size);
 size_t rp_hoard_usable_size(const void *p);

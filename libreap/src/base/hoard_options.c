@@ -11,6 +11,7 @@
  * out-of-range values keep the default and are reported on stderr.
  */
 #include "../util/env.h"
+#include "../util/misuse.h"
 #include "hoard.h"
 
 rp_hd_options_t rp_hd_opt = {
@@ -30,19 +31,22 @@ rp_hd_options_t rp_hd_opt = {
 };
 
 static const rp_env_option_t options[] = {
-    {"REAP_SUPERBLOCK", &rp_hd_opt.sb_size, 16u << 10, RP_HD_MAX_SB, true}, /* found by masking */
-    {"REAP_EMPTY_PCT", &rp_hd_opt.empty_pct, 1, 99, false},
-    {"REAP_K", &rp_hd_opt.k_slack, 0, 1024, false},
-    {"REAP_HEAP_SLACK", &rp_hd_opt.heap_slack, 0, (size_t)1 << 40, false},
-    {"REAP_HEAPS", &rp_hd_opt.heaps, 0, RP_HD_MAX_HEAPS, false},
-    {"REAP_RETAIN", &rp_hd_opt.retain_bytes, 0, (size_t)1 << 40, false},
-    {"REAP_RETAIN_MAX", &rp_hd_opt.retain_max, 0, (size_t)1 << 40, false},
-    {"REAP_DECAY_MS", &rp_hd_opt.decay_ms, 0, 3600000, false},
-    {"REAP_TCACHE", &rp_hd_opt.tcache_bytes, 0, 1u << 20, false},
-    {"REAP_OUTBOX", &rp_hd_opt.outbox_bytes, 0, 1u << 20, false},
-    {"REAP_TCACHE_GROW", &rp_hd_opt.tcache_grow, 0, 1u << 30, false},
-    {"REAP_LARGE_CACHE", &rp_hd_opt.large_cache, 0, (size_t)1 << 40, false},
-    {"REAP_SB_BATCH", &rp_hd_opt.batch, 1, 256, false},
+    {"REAP_SUPERBLOCK", &rp_hd_opt.sb_size, 16u << 10, RP_HD_MAX_SB, true, NULL}, /* found by masking */
+    {"REAP_EMPTY_PCT", &rp_hd_opt.empty_pct, 1, 99, false, NULL},
+    {"REAP_K", &rp_hd_opt.k_slack, 0, 1024, false, NULL},
+    {"REAP_HEAP_SLACK", &rp_hd_opt.heap_slack, 0, (size_t)1 << 40, false, NULL},
+    {"REAP_HEAPS", &rp_hd_opt.heaps, 0, RP_HD_MAX_HEAPS, false, NULL},
+    {"REAP_RETAIN", &rp_hd_opt.retain_bytes, 0, (size_t)1 << 40, false, NULL},
+    {"REAP_RETAIN_MAX", &rp_hd_opt.retain_max, 0, (size_t)1 << 40, false, NULL},
+    {"REAP_DECAY_MS", &rp_hd_opt.decay_ms, 0, 3600000, false, NULL},
+    {"REAP_TCACHE", &rp_hd_opt.tcache_bytes, 0, 1u << 20, false, NULL},
+    {"REAP_OUTBOX", &rp_hd_opt.outbox_bytes, 0, 1u << 20, false, NULL},
+    {"REAP_TCACHE_GROW", &rp_hd_opt.tcache_grow, 0, 1u << 30, false, NULL},
+    {"REAP_LARGE_CACHE", &rp_hd_opt.large_cache, 0, (size_t)1 << 40, false, NULL},
+    {"REAP_SB_BATCH", &rp_hd_opt.batch, 1, 256, false, NULL},
+    /* both layers' reports (util/misuse.h): here, as every misuse is of
+     * memory the base allocator handed out */
+    {"REAP_MISUSE", &rp_misuse_mode, 0, 1, false, rp_misuse_words},
 };
 
 void rp_hd_options_init(void)

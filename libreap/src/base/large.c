@@ -24,7 +24,9 @@
  * the global heap's empty superblocks, a cached mapping that stays unused
  * through a whole decay period (decay_ms) goes back at the next large
  * operation, so the cache holds what the program recycles now, not the
- * most it ever freed (a server's footprint falls after a peak).
+ * most it ever freed (a server's footprint falls after a peak).  A cached
+ * mapping's header says RP_HD_CACHED_MAGIC, so freeing its object again
+ * is reported as a double free instead of caching it twice.
  */
 #define _GNU_SOURCE /* PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP */
 #include <pthread.h>
@@ -168,8 +170,10 @@ static rp_hd_sb_t *cache_take(size_t size)
     pthread_mutex_lock(&large_lock);
     uint32_t nexp = cache_expire(expired);
     uint32_t i = cache_find(size); /* the smallest that is big enough */
-    if (i < cache_n && cache[i].usable <= size + size / 2) /* within 1.5x */
+    if (i < cache_n && cache[i].usable <= size + size / 2) { /* within 1.5x */
         best = cache_remove(i);
+        best->magic = RP_HD_LARGE_MAGIC;
+    }
     pthread_mutex_unlock(&large_lock);
     give_back_all(expired, nexp);
     return best;
@@ -185,6 +189,7 @@ static bool cache_put(rp_hd_sb_t *h)
         uint32_t i = cache_find(h->usable);
         memmove(&cache[i + 1], &cache[i], (cache_n - i) * sizeof cache[0]);
         cache[i] = (cached_t){h->usable, h, decay.epoch};
+        h->magic = RP_HD_CACHED_MAGIC; /* freeing it again is a double free */
         cache_n++;
         cache_count(h, true);
         kept = true;

@@ -30,7 +30,9 @@ RP_BASE_SOURCES = $(RP_HOARD_SOURCES)
 # tests/base/dlopen.sh checks libreap.so for exactly that.
 noinst_LTLIBRARIES += libreap/libreap_hoard.la
 libreap_libreap_hoard_la_SOURCES = $(RP_HOARD_SOURCES) $(RP_UTIL_SOURCES)
-libreap_libreap_hoard_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DRP_HD_TLS_IE $(REAP_LIB_SAN_CFLAGS)
+# Its misuse reports start "libreap-malloc:" (RP_HD_NAME, hoard.h).
+libreap_libreap_hoard_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DRP_HD_TLS_IE \
+	-DRP_HD_NAME='"libreap-malloc"' $(REAP_LIB_SAN_CFLAGS)
 
 # Drop-in malloc for LD_PRELOAD: exports only the C allocation functions.
 lib_LTLIBRARIES += libreap/libreap-malloc.la

@@ -8,11 +8,38 @@
  * freed block first, for cache locality) and otherwise bumps through blocks
  * never handed out, so formatting a superblock writes only its header and a
  * fresh superblock costs RSS only for the pages really used.  The inline
- * pop/push live in hoard.h; this file holds the rarer operations.
+ * pop/push live in hoard.h; this file holds the rarer operations.  Its
+ * header carries what free() checks in release builds (hoard.c): a
+ * reciprocal of the block size, which tell a block's start from
+ * an interior or foreign pointer without a division, and the key that
+ * freed blocks carry, which tells a double free.
  */
+#include <sys/auxv.h>
+
 #include "hoard.h"
 
 size_t rp_hd_sb_mask;
+
+/* Keys are a random start (the kernel's AT_RANDOM bytes, read without a
+ * system call or an allocation) stepped by an odd constant, so no two
+ * generations of any superblock share one and a program cannot guess
+ * them.  The shared counter is touched only when a superblock is
+ * formatted or empties, under a heap lock. */
+static _Atomic uint64_t generations;
+
+static uint64_t seed; /* odd; set by rp_hd_init() before any superblock */
+
+void rp_hd_sb_keys_init(void)
+{
+    const uint64_t *r = (const uint64_t *)getauxval(AT_RANDOM);
+    seed = (r ? r[0] ^ r[1] : (uint64_t)(uintptr_t)&seed) | 1;
+}
+
+uint64_t rp_hd_sb_new_key(void)
+{
+    uint64_t g = atomic_fetch_add_explicit(&generations, 1, memory_order_relaxed);
+    return seed + (g << 1) * UINT64_C(0x9e3779b97f4a7c15); /* odd, so never 0 */
+}
 
 void rp_hd_sb_format(rp_hd_sb_t *sb, uint32_t cls)
 {
@@ -25,6 +52,8 @@ void rp_hd_sb_format(rp_hd_sb_t *sb, uint32_t cls)
     sb->bump = (char *)sb + RP_HD_HDR;
     sb->end = sb->bump + (size_t)sb->nblocks * sb->size;
     sb->group = 1;
+    sb->key = rp_hd_sb_new_key();
+    atomic_store_explicit(&sb->divc, UINT64_MAX / sb->size + 1, memory_order_relaxed);
     atomic_store_explicit(&sb->interior, 0, memory_order_relaxed);
     sb->map_base = NULL;
     sb->map_len = 0;

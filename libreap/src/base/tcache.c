@@ -175,6 +175,7 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
         bin->count = (uint32_t)(got - 1);
         bin->run_sb = NULL;
     }
+    ((uint64_t *)chain)[1] = 0; /* handed out: not the key (rp_hd_sb_t.key) */
     return chain;
 }
 

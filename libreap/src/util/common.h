@@ -7,8 +7,8 @@
  * libreap is two layers over this folder: the reaps (libreap/src/) over
  * the Hoard-style base allocator (libreap/src/base/).  Both include this
  * header, env.h (tunables from the environment), annotate.h (ASan and
- * Valgrind) and list.h (doubly linked lists); nothing here calls up into
- * either layer.
+ * Valgrind), list.h (doubly linked lists) and misuse.h (one-line misuse
+ * reports, REAP_MISUSE); nothing here calls up into either layer.
  *
  * RP_ASSERT(cond) states an invariant the comments describe.  Built with
  * configure --enable-debug (REAP_DEBUG) a false condition writes

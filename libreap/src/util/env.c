@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * env.c - reading REAP_* tunables from the environment (see env.h).
+ * env.c - reading REAP_* tunables from the environment (see env.h): sizes,
+ * and words from a list (REAP_MISUSE=abort|report).
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "env.h"
@@ -60,6 +62,28 @@ static void warn_ignored(const rp_env_option_t *o, const char *s, const char *wh
         (void)!write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 }
 
+/* The index of s in words (NULL-ended); false when it is not there. */
+static bool parse_word(const char *const *words, const char *s, size_t *out)
+{
+    for (size_t i = 0; words[i]; i++) {
+        if (strcmp(words[i], s) == 0) {
+            *out = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* "not abort or report": the words of o, for the report. */
+static const char *not_a_word(const rp_env_option_t *o, char *buf, size_t len)
+{
+    size_t at = (size_t)snprintf(buf, len, "not");
+    for (size_t i = 0; o->words[i] && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%s", i == 0 ? " " : o->words[i + 1] ? ", " : " or ",
+                               o->words[i]);
+    return buf;
+}
+
 void rp_env_read(const rp_env_option_t *opts, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -68,8 +92,13 @@ void rp_env_read(const rp_env_option_t *opts, size_t n)
             continue;
         size_t v = 0;
         char buf[64];
-        bool parsed = parse_size(s, &v);
-        const char *why = invalid(&opts[i], parsed, v, buf, sizeof buf);
+        const char *why;
+        if (opts[i].words) {
+            why = parse_word(opts[i].words, s, &v) ? NULL : not_a_word(&opts[i], buf, sizeof buf);
+        } else {
+            bool parsed = parse_size(s, &v);
+            why = invalid(&opts[i], parsed, v, buf, sizeof buf);
+        }
         if (why)
             warn_ignored(&opts[i], s, why);
         else

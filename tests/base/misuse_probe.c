@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
+/*
+ * misuse_probe.c - one misuse of malloc per run, for tests/base/misuse.sh,
+ * which runs it under LD_PRELOAD=libreap-malloc.so: `misuse_probe CASE`.
+ *
+ * Before the misuse it prints the pointer it will pass ("ptr=%p"; for an
+ * interior pointer also "block=%p") on stdout and flushes, so the script can build the exact report it
+ * expects.  If the process survives (REAP_MISUSE=report), it checks the
+ * allocator still hands out distinct blocks and prints "ok".
+ * `misuse_probe close-stderr` does nothing wrong: it closes stderr and
+ * exits, as sort does, for REAP_STATS_FILE.  Built without libreap: the
+ * allocator comes from LD_PRELOAD only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static void *volatile sink; /* keeps the compiler from seeing the misuse */
+
+static void announce(const void *p)
+{
+    printf("ptr=%p\n", p);
+    fflush(stdout);
+}
+
+/* The allocator still works: 1000 blocks of one size, all distinct and
+ * holding what was written. */
+static int still_sound(size_t size)
+{
+    enum { N = 1000 };
+    unsigned char *b[N];
+    for (int i = 0; i < N; i++) {
+        b[i] = malloc(size);
+        if (!b[i])
+            return 0;
+        memset(b[i], i & 0xff, size);
+    }
+    for (int i = 0; i < N; i++)
+        for (size_t k = 0; k < size; k++)
+            if (b[i][k] != (i & 0xff)) {
+                printf("block %d overwritten\n", i);
+                return 0;
+            }
+    for (int i = 0; i < N; i++)
+        free(b[i]);
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *c = argc > 1 ? argv[1] : "";
+    size_t size = 40;
+    char *p = malloc(size);
+    memset(p, 7, size);
+    sink = p;
+    if (strcmp(c, "double-free") == 0) {
+        free(p);
+        announce(p);
+        free(sink);
+        char *a = malloc(size), *b = malloc(size); /* glibc-style bug: the same block twice */
+        if (a == b) {
+            printf("the block was handed out twice\n");
+            return 1;
+        }
+    } else if (strcmp(c, "interior") == 0) {
+        printf("block=%p\n", (void *)p);
+        announce(p + 16);
+        free((char *)sink + 16);
+    } else if (strcmp(c, "foreign") == 0) {
+        /* memory the allocator never saw, a superblock's length in */
+        char *m = mmap(NULL, 1 << 21, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        char *q = (char *)(((unsigned long)m + (1 << 20)) & ~((1ul << 20) - 1)) + 4096;
+        announce(q);
+        sink = q;
+        free(sink);
+    } else if (strcmp(c, "realloc-freed") == 0) {
+        free(p);
+        announce(p);
+        if (realloc(sink, 100) != NULL) {
+            printf("realloc of a freed pointer returned a block\n");
+            return 1;
+        }
+    } else if (strcmp(c, "large-double-free") == 0) {
+        size = 1 << 20;
+        char *l = malloc(size);
+        free(l);
+        announce(l);
+        sink = l;
+        free(sink);
+        char *a = malloc(size), *b = malloc(size);
+        if (a == b) {
+            printf("the large block was handed out twice\n");
+            return 1;
+        }
+    } else if (strcmp(c, "close-stderr") == 0) {
+        for (int i = 0; i < 100; i++)
+            sink = malloc(100);
+        printf("pid=%ld\n", (long)getpid());
+        fflush(stdout);
+        close(2);
+        return 0;
+    } else {
+        fprintf(stderr, "usage: misuse_probe double-free|interior|foreign|realloc-freed|large-double-free|close-stderr\n");
+        return 2;
+    }
+    if (!still_sound(40) || !still_sound(size))
+        return 1;
+    printf("ok\n");
+    return 0;
+}
