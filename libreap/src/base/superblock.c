@@ -14,6 +14,7 @@
  * an interior or foreign pointer without a division, and the key that
  * freed blocks carry, which tells a double free.
  */
+#include <string.h>
 #include <sys/auxv.h>
 
 #include "hoard.h"
@@ -31,8 +32,12 @@ static uint64_t seed; /* odd; set by rp_hd_init() before any superblock */
 
 void rp_hd_sb_keys_init(void)
 {
-    const uint64_t *r = (const uint64_t *)getauxval(AT_RANDOM);
-    seed = (r ? r[0] ^ r[1] : (uint64_t)(uintptr_t)&seed) | 1;
+    /* AT_RANDOM's 16 bytes need not be 8-byte aligned: copy them out. */
+    const void *r = (const void *)getauxval(AT_RANDOM);
+    uint64_t w[2] = {(uint64_t)(uintptr_t)&seed, 0};
+    if (r)
+        memcpy(w, r, sizeof w);
+    seed = (w[0] ^ w[1]) | 1;
 }
 
 uint64_t rp_hd_sb_new_key(void)
