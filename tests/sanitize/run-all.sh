@@ -33,13 +33,14 @@ configs=${SANITIZE_CONFIGS:-asan tsan valgrind}
 # The fast tier (`make check`) runs under each tool, the pool code of
 # apr-patch/src/ included (tests/apr/test_apr_pools).  Left out by name
 # (grep -E), with the reason:
-EXCLUDE='^tests/base/(preload|dlopen)\.sh$'
-# preload.sh/dlopen.sh: LD_PRELOAD libreap-malloc.so into system programs
-#   and dlopen of libreap.so from an unsanitized probe.
+EXCLUDE='^tests/base/(preload|dlopen|misuse)\.sh$'
+# preload.sh/dlopen.sh/misuse.sh: LD_PRELOAD libreap-malloc.so into
+#   programs and dlopen of libreap.so from an unsanitized probe (the
+#   sanitizer runtime must come first in the process).
 # The apache2 tiers (make check-httpd, check-soak) do not run here: Debian's
 # httpd and the modules apxs builds do not load the sanitizer runtime (it
 # must come first in the process).
-EXCLUDE_PROGRAMS='^tests/base/(preload|dlopen)_probe$'
+EXCLUDE_PROGRAMS='^tests/base/(preload|dlopen|misuse)_probe$'
 
 # Under valgrind: the libreap tests that use only what the program may
 # touch.  test_leaheap and test_region read block headers of freed and
