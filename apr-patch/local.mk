@@ -66,18 +66,23 @@ $(tests_apr_libaprpools_la_OBJECTS) $(tests_apr_test_apr_pools_OBJECTS): \
 endif
 endif
 
-# The patched APR, built from Debian's source (slow tier: make check-apr).
-# APR's own suite and apr-util's run there; it installs into REAP_APR_DIR,
-# where the apache2 tests (make check-httpd) and pool_bench find it.
-check-apr: install
-	$(top_srcdir)/apr-patch/build-apr.sh --build-dir $(abs_top_builddir) \
-	    --prefix $(REAP_APR_DIR) --reap-prefix $(prefix) --jobs $(APR_JOBS) \
-	    --check --check-aprutil
+# The patched APR, built from Debian's source into REAP_APR_DIR, where the
+# apache2 tests (make check-httpd) and pool_bench find it.  apr-build
+# makes it (quickly, when it is there already); check-apr also runs APR's
+# own suite and apr-util's on it (slow tier).
+BUILD_APR = $(top_srcdir)/apr-patch/build-apr.sh --build-dir $(abs_top_builddir)
+BUILD_APR_INSTALL = $(BUILD_APR) --prefix $(REAP_APR_DIR) --reap-prefix $(prefix) \
+	--jobs $(APR_JOBS)
 APR_JOBS = 2
 
+apr-build: install
+	$(BUILD_APR_INSTALL)
+
+check-apr: install
+	$(BUILD_APR_INSTALL) --check --check-aprutil
+
 apr-diff:
-	$(top_srcdir)/apr-patch/build-apr.sh --build-dir $(abs_top_builddir) \
-	    --diff apr-patch/reap-pools.diff
+	$(BUILD_APR) --diff apr-patch/reap-pools.diff
 CLEANFILES += apr-patch/reap-pools.diff
 
 # Debian's apache2 on the patched APR (slow tier: make check-httpd).  It
@@ -98,4 +103,4 @@ clean-local: clean-apr-headers
 clean-apr-headers:
 	rm -rf $(REAP_APR_INCDIR)
 
-.PHONY: check-apr apr-diff clean-apr-headers
+.PHONY: apr-build check-apr apr-diff clean-apr-headers
