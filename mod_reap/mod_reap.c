@@ -46,6 +46,13 @@
  *                               short explanation, logged once at level
  *                               error, and its connection is closed; other
  *                               requests carry on.  Needs the reap-backed APR.
+ *   ReapMisuse abort|leak       server config, default abort (or what
+ *                               REAP_MISUSE says).  A misused pool (double
+ *                               free, foreign or interior pointer) is
+ *                               logged in one line (mod_reap_misuse.c);
+ *                               then abort the child, or leave the object
+ *                               to its pool and go on (docs/misuse.md says
+ *                               why abort is the default).
  *   SetHandler reap-status      JSON figures of all children, or a small HTML
  *                               page when the client accepts text/html.
  *   request note reap-peak      the request pool's peak footprint in bytes,
@@ -102,6 +109,7 @@ typedef struct mr_dir_conf {
 typedef struct mr_srv_conf {
     int status;                 /* ReapStatus: 1 On, 0 Off, -1 unset (On) */
     int walk;                   /* ReapPoolWalk: 1 On, 0 Off, -1 unset (On) */
+    int misuse;                 /* ReapMisuse: MR_MISUSE_* */
 } mr_srv_conf;
 
 mr_apr_t mr_apr;
@@ -109,6 +117,7 @@ mr_apr_t mr_apr;
 /* Set at post_config from the main server, read-only in children. */
 static int status_on = 1;
 static int walk_on = 1;
+static int misuse_action = MR_MISUSE_UNSET;
 
 /* Some ReapRequestLimit above 0 appeared; reset at pre_config. */
 static int limit_configured;
@@ -136,6 +145,7 @@ static void *create_srv_conf(apr_pool_t *p, server_rec *s)
 
     conf->status = -1;
     conf->walk = -1;
+    conf->misuse = MR_MISUSE_UNSET;
     return conf;
 }
 
@@ -206,6 +216,24 @@ static const char *set_pool_walk(cmd_parms *cmd, void *dconf, int on)
     return NULL;
 }
 
+static const char *set_misuse(cmd_parms *cmd, void *dconf, const char *arg)
+{
+    mr_srv_conf *conf;
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+
+    if (err)
+        return err;
+    conf = ap_get_module_config(cmd->server->module_config, &reap_module);
+    if (ap_cstr_casecmp(arg, "abort") == 0)
+        conf->misuse = MR_MISUSE_ABORT;
+    else if (ap_cstr_casecmp(arg, "leak") == 0)
+        conf->misuse = MR_MISUSE_LEAK;
+    else
+        return apr_psprintf(cmd->pool, "%s: '%s' is neither abort nor leak",
+                            cmd->cmd->name, arg);
+    return NULL;
+}
+
 static const command_rec reap_cmds[] = {
     AP_INIT_FLAG("ReapStatus", set_status, NULL, RSRC_CONF,
                  "On (default) to collect and show memory figures of every "
@@ -218,16 +246,22 @@ static const command_rec reap_cmds[] = {
                   RSRC_CONF | ACCESS_CONF,
                   "largest footprint of one request's pool while its "
                   "handler runs, bytes with optional k/M/G; 0 for none"),
+    AP_INIT_TAKE1("ReapMisuse", set_misuse, NULL, RSRC_CONF,
+                  "after a misused pool is logged (double free, foreign "
+                  "pointer): abort (default) the process, or leak the "
+                  "object and go on"),
     {NULL}
 };
 
 /* ---- ap_pfree for other modules --------------------------------------------------- */
 
-/* Behind ap_pfree() (mod_reap.h); a no-op on a stock APR. */
-static void reap_ap_pfree(apr_pool_t *p, void *mem)
+/* Behind ap_pfree() (mod_reap.h); a no-op on a stock APR.  The caller's
+ * address names the module in a misuse report.  noinline: the return
+ * address must be the module's call site. */
+static __attribute__((noinline)) void reap_ap_pfree(apr_pool_t *p, void *mem)
 {
     if (mem != NULL && mr_apr.pfree != NULL)
-        mr_apr.pfree(p, mem);
+        mr_misuse_pfree(p, mem, __builtin_return_address(0));
 }
 
 static int reap_ap_pfree_works(void)
@@ -259,6 +293,7 @@ typedef struct mr_req {
     int guarded;                /* the limit guard is running for this r */
     int limited;                /* the limit stopped this request */
     int counted;                /* mr_request_done() has seen it */
+    void *misuse_token;         /* from mr_misuse_request_begin() */
 } mr_req;
 
 static mr_req *req_state(request_rec *r)
@@ -306,7 +341,10 @@ static void finish_request(request_rec *r)
 
 static apr_status_t request_pool_end(void *data)
 {
-    finish_request(data);
+    request_rec *r = data;
+
+    finish_request(r);
+    mr_misuse_request_end(req_state(r)->misuse_token, r);
     return APR_SUCCESS;
 }
 
@@ -326,6 +364,7 @@ static int reap_post_read_request(request_rec *r)
         return DECLINED;
     st = req_state(r);
     if (st->reap != NULL) {
+        st->misuse_token = mr_misuse_request_begin(r);
         /* Make the request pool account its whole subtree, so its peak
          * footprint (the reap-peak note) is exact, not a sum of peaks. */
         reap_set_limit(st->reap, 0);
@@ -517,6 +556,9 @@ static int reap_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     find_apr_entry_points();
     status_on = conf->status != 0;
     walk_on = conf->walk != 0;
+    misuse_action = conf->misuse;
+    if (mr_reap_backed())
+        mr_misuse_install(pconf, s, misuse_action);
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
         return OK;
     log_startup(pconf, s);
@@ -527,6 +569,10 @@ static int reap_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 
 static void reap_child_init(apr_pool_t *pchild, server_rec *s)
 {
+    /* The child inherited the handler from the parent; this one lasts as
+     * long as the child's own pools, whatever the parent does with pconf. */
+    if (mr_reap_backed())
+        mr_misuse_install(pchild, s, misuse_action);
     if (status_on)
         mr_child_attach(pchild, s);
 }

@@ -17,7 +17,9 @@
  * - Free only objects that came from apr_palloc()/apr_pcalloc() (or the
  *   string functions) of that same pool, once each, and never touch them
  *   again; on the reap-backed APR a wrong pointer or a double free is caught
- *   and the process aborts, on stock APR it goes unnoticed.
+ *   and logged with the pointer, the pool, the request and the calling
+ *   module's file, and the child aborts (ReapMisuse abort, the default); on
+ *   stock APR it goes unnoticed.
  * - ap_pfree(p, NULL) does nothing.
  * - Call it from request time on (post_config and later).  A module linked
  *   statically into httpd (not a DSO) should call ap_pfree_retrieve() from

@@ -2,8 +2,9 @@
  * Copyright 2026 The reap project authors (see NOTICE). */
 /*
  * mod_reap_private.h - what mod_reap.c (the module: directives, ap_pfree,
- * request limits) and mod_reap_status.c (per-child figures in shared memory
- * and the pages that show them) share.  Nothing here is for other modules;
+ * request limits), mod_reap_status.c (per-child figures in shared memory
+ * and the pages that show them) and mod_reap_misuse.c (misuse reports in
+ * the error log) share.  Nothing here is for other modules;
  * they use mod_reap.h.
  *
  * Names: mr_ for what crosses the two files (hidden from the dynamic symbol
@@ -119,6 +120,26 @@ MR_HIDDEN int mr_status_hook(request_rec *r, int flags);
 
 /** Handler for "reap-status": JSON, or HTML when the client accepts it. */
 MR_HIDDEN int mr_status_handler(request_rec *r);
+
+/* ---- misuse reports (mod_reap_misuse.c) ----------------------------------------- */
+
+/** ReapMisuse: what follows a reported misuse. */
+enum { MR_MISUSE_UNSET = -1, MR_MISUSE_ABORT = 0, MR_MISUSE_LEAK = 1 };
+
+/** Report misuses of pools in the error log through @p s until @p p is
+ *  cleared; @p action is ReapMisuse (MR_MISUSE_UNSET: as REAP_MISUSE says). */
+MR_HIDDEN void mr_misuse_install(apr_pool_t *p, server_rec *s, int action);
+
+/** This thread now serves @p r (a main request).  @return the token for
+ *  mr_misuse_request_end(), or NULL. */
+MR_HIDDEN void *mr_misuse_request_begin(request_rec *r);
+
+/** @p r has ended (its pool's pre-cleanup, on any thread). */
+MR_HIDDEN void mr_misuse_request_end(void *token, request_rec *r);
+
+/** apr_pfree(@p p, @p mem) on behalf of code at @p caller (named in a
+ *  misuse report). */
+MR_HIDDEN void mr_misuse_pfree(apr_pool_t *p, void *mem, const void *caller);
 
 /** The module's own state for both files (see mod_reap.c). */
 MR_HIDDEN int mr_reap_backed(void);

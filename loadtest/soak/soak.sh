@@ -70,12 +70,9 @@ mkdir -p "$out"
 stamp=$(date +%Y%m%d-%H%M%S)
 report=$out/soak-$stamp.txt
 
-mr_env_apr=${REAP_APR_DIR:-}
-[ -f "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh" ] &&
-    . "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh"
-REAP_APR_DIR=${mr_env_apr:-${REAP_APR_DIR:-$MR_BUILDDIR/install/apr}}
-MR_APR_LIB=$REAP_APR_DIR/lib
+MR_APR_LIB=
 . "$top/tests/httpd/httpd_lib.sh"
+MR_APR_LIB=$(mr_reap_apr_lib)
 [ -e "$MR_APR_LIB/libapr-1.so.0" ] || mr_fatal "no reap-backed APR in $MR_APR_LIB"
 command -v wrk >/dev/null || mr_fatal "no wrk (Debian package wrk)"
 GNU_BC=${GNU_BC:-/usr/bin/bc}

@@ -31,18 +31,9 @@ MR_BUILDDIR=${MR_BUILDDIR:-$(pwd)}
 srcdir=${srcdir:-.}
 # GNU_BC, TMPD and normalize_err, as the other bc tests use them.
 . "$srcdir/tests/bc/common.sh"
-mr_env_apr=${REAP_APR_DIR:-}
-if [ -f "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh" ]; then
-    . "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh"
-fi
-REAP_APR_DIR=${mr_env_apr:-${REAP_APR_DIR:-$MR_BUILDDIR/install/apr}}
-MR_APR_LIB=$REAP_APR_DIR/lib
+MR_APR_LIB=${MR_APR_LIB:-}
 . "$srcdir/tests/httpd/httpd_lib.sh"
-
-if [ ! -e "$MR_APR_LIB/libapr-1.so.0" ]; then
-    echo "# SKIPPED: no reap-backed APR at $MR_APR_LIB (apr-patch/build-apr.sh)"
-    exit 77
-fi
+mr_need_reap_apr "mod_bc's tests"
 MR_NEED="$MR_MOD_REAP $MR_MOD_BC"
 MR_SITE=bc_site
 MR_THREADS=8

@@ -10,6 +10,7 @@
 #   MR_BUILDDIR  the top build directory (the modules live under it, see
 #                mod_reap/local.mk and modules/mod_bc/local.mk)
 #   MR_APR_LIB   directory of a libapr-1.so.0 to run on, or "" for Debian's
+#                (or call mr_need_reap_apr after sourcing)
 # and may set, before mr_start:
 #   MR_SITE      a function printing the site part of httpd.conf (modules
 #                and locations) [mr_site_reap_test: mod_reap and its test
@@ -141,6 +142,44 @@ ReapStatus On
     ReapRequestLimit 1M
 </Location>
 EOF
+}
+
+# mr_reap_apr_lib: print the lib directory of the reap-backed APR:
+# $MR_APR_LIB when set, else $REAP_APR_DIR/lib, where REAP_APR_DIR comes from
+# the environment, else configure's --with-reap-apr (the build's
+# tests/httpd/mod_reap_paths.sh, written by mod_reap/local.mk), else
+# <build>/install/apr.
+mr_reap_apr_lib() {
+    if [ -n "${MR_APR_LIB:-}" ]; then
+        printf '%s\n' "$MR_APR_LIB"
+        return
+    fi
+    mr_dir=${REAP_APR_DIR:-}
+    if [ -z "$mr_dir" ] && [ -f "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh" ]; then
+        mr_dir=$(. "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh" && printf '%s' "$REAP_APR_DIR")
+    fi
+    printf '%s\n' "${mr_dir:-$MR_BUILDDIR/install/apr}/lib"
+}
+
+# mr_need_reap_apr <what>: run the servers on the reap-backed APR
+# (mr_reap_apr_lib); when there is none, say loudly that <what> did not run
+# and exit 77 (SKIP), and when the library there exports no apr_pfree,
+# fail.
+mr_need_reap_apr() {
+    MR_APR_LIB=$(mr_reap_apr_lib)
+    if [ ! -e "$MR_APR_LIB/libapr-1.so.0" ]; then
+        echo "######################################################################"
+        echo "# SKIPPED: no reap-backed APR at $MR_APR_LIB/libapr-1.so.0"
+        echo "# $1 did NOT run.  Build it first:"
+        echo "#   make check-httpd (it builds the reap-backed APR first)"
+        echo "######################################################################"
+        exit 77
+    fi
+    if ! nm -D "$MR_APR_LIB/libapr-1.so.0" | grep -q ' T apr_pfree$'; then
+        echo "FATAL: $MR_APR_LIB/libapr-1.so.0 exports no apr_pfree: not reap-backed"
+        exit 1
+    fi
+    MR_APR_LIB=$(cd "$MR_APR_LIB" && pwd -P)
 }
 
 mr_write_conf() {

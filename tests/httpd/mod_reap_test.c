@@ -15,6 +15,13 @@
  *   SetHandler reap-test-hog  ?total=<bytes>&size=<bytes>
  *       allocate `total` bytes in pieces of `size` (default 64 KiB) and free
  *       nothing: the request that passes ReapRequestLimit.
+ *   SetHandler reap-test-misuse  ?kind=double|double-sub|foreign|interior
+ *       misuse ap_pfree on purpose, after a notice line naming the pointer
+ *       and the pool: free an object of the request pool twice (double), the
+ *       same in an untagged subpool of it (double-sub), free into the
+ *       request pool an object of another pool (foreign), or a pointer 32
+ *       bytes inside an object (interior).  If the process lives on
+ *       (ReapMisuse leak, or stock APR) the answer is 200.
  * Every object is written to, so the memory is really used.  Bad arguments
  * get 400 and a log line saying which.  The body says what was done and
  * whether ap_pfree() really frees here.
@@ -23,7 +30,9 @@
  * allocates KEEP_BYTES in it, kept until the child exits, with an untagged
  * subpool of its own holding KEEP_SUB_BYTES: mod_reap's top-pools list,
  * which walks every pool, must show them ("reap-test-keep" and
- * "reap-test-keep/sub") although no hook of httpd ever sees them.
+ * "reap-test-keep/sub") although no hook of httpd ever sees them.  With
+ * "ReapTestChildInitMisuse On" it also frees one object of that untagged
+ * subpool twice, at child init, where no request is current.
  */
 #include <string.h>
 
@@ -144,6 +153,68 @@ static void run_loop(request_rec *r, const test_args *a)
     }
 }
 
+static int child_init_misuse;   /* ReapTestChildInitMisuse */
+
+static const char *set_child_init_misuse(cmd_parms *cmd, void *dconf, int on)
+{
+    child_init_misuse = on;
+    return NULL;
+}
+
+/* Free @p mem into @p p twice. */
+static void free_twice(server_rec *s, apr_pool_t *p, void *mem,
+                       const char *where)
+{
+    ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, s, "mod_reap_test: %s: freeing "
+                 "0x%pp of pool 0x%pp twice", where, mem, (void *)p);
+    ap_pfree(p, mem);
+    ap_pfree(p, mem);
+}
+
+static int misuse_handler(request_rec *r)
+{
+    const char *kind = r->args ? r->args : "";
+    apr_pool_t *other;
+    char *mem;
+
+    if (r->handler == NULL || strcmp(r->handler, "reap-test-misuse") != 0)
+        return DECLINED;
+    if (strcmp(kind, "kind=double") == 0) {
+        free_twice(r->server, r->pool, use(r->pool, 64), "request");
+    }
+    else if (strcmp(kind, "kind=double-sub") == 0) {
+        if (apr_pool_create(&other, r->pool) != APR_SUCCESS)
+            return HTTP_INTERNAL_SERVER_ERROR;
+        free_twice(r->server, other, use(other, 64), "request subpool");
+    }
+    else if (strcmp(kind, "kind=foreign") == 0) {
+        if (apr_pool_create(&other, r->pool) != APR_SUCCESS)
+            return HTTP_INTERNAL_SERVER_ERROR;
+        apr_pool_tag(other, "reap-test-other");
+        mem = use(other, 64);
+        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r, "mod_reap_test: "
+                      "freeing 0x%pp of pool 0x%pp into pool 0x%pp", mem,
+                      (void *)other, (void *)r->pool);
+        ap_pfree(r->pool, mem);
+    }
+    else if (strcmp(kind, "kind=interior") == 0) {
+        mem = (char *)use(r->pool, 256) + 32;
+        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r, "mod_reap_test: "
+                      "freeing 0x%pp, inside an object, into pool 0x%pp", mem,
+                      (void *)r->pool);
+        ap_pfree(r->pool, mem);
+    }
+    else {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      "mod_reap_test: bad argument '%s'", kind);
+        return HTTP_BAD_REQUEST;
+    }
+    ap_set_content_type(r, "text/plain");
+    ap_rprintf(r, "reap-test misuse %s: still here, pfree_works=%d\n",
+               kind, ap_pfree_works());
+    return OK;
+}
+
 static int test_handler(request_rec *r)
 {
     test_args a;
@@ -199,17 +270,27 @@ static void test_child_init(apr_pool_t *pchild, server_rec *s)
     apr_pool_tag(kept, KEEP_TAG);
     keep(kept, KEEP_BYTES);
     keep(sub, KEEP_SUB_BYTES);
+    if (child_init_misuse)
+        free_twice(s, sub, use(sub, 64), "child init");
 }
+
+static const command_rec test_cmds[] = {
+    AP_INIT_FLAG("ReapTestChildInitMisuse", set_child_init_misuse, NULL,
+                 RSRC_CONF, "On to free an object twice at child init"),
+    {NULL}
+};
 
 static void register_hooks(apr_pool_t *p)
 {
     ap_hook_child_init(test_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(test_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_handler(misuse_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
 AP_DECLARE_MODULE(reap_test) = {
     STANDARD20_MODULE_STUFF,
-    NULL, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, NULL,
+    test_cmds,
     register_hooks,
     AP_MODULE_FLAG_NONE
 };

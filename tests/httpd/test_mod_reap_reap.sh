@@ -18,29 +18,9 @@
 # Copyright 2026 The reap project authors (see NOTICE).
 
 MR_BUILDDIR=${MR_BUILDDIR:-$(pwd)}
-# configure's --with-reap-apr, written by mod_reap/local.mk; the environment
-# (REAP_APR_DIR, or MR_APR_LIB for the lib directory itself) wins.
-mr_env_apr=${REAP_APR_DIR:-}
-if [ -f "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh" ]; then
-    . "$MR_BUILDDIR/tests/httpd/mod_reap_paths.sh"
-fi
-REAP_APR_DIR=${mr_env_apr:-${REAP_APR_DIR:-$MR_BUILDDIR/install/apr}}
-MR_APR_LIB=${MR_APR_LIB:-$REAP_APR_DIR/lib}
+MR_APR_LIB=${MR_APR_LIB:-}
 . "$(dirname "$0")/httpd_lib.sh"
-
-if [ ! -e "$MR_APR_LIB/libapr-1.so.0" ]; then
-    echo "######################################################################"
-    echo "# SKIPPED: no reap-backed APR at $MR_APR_LIB/libapr-1.so.0"
-    echo "# mod_reap's reap-backed tests did NOT run.  Build it first:"
-    echo "#   make check-httpd (it builds the reap-backed APR first)"
-    echo "######################################################################"
-    exit 77
-fi
-if ! nm -D "$MR_APR_LIB/libapr-1.so.0" | grep -q ' T apr_pfree$'; then
-    echo "FATAL: $MR_APR_LIB/libapr-1.so.0 exports no apr_pfree: not reap-backed"
-    exit 1
-fi
-MR_APR_LIB=$(cd "$MR_APR_LIB" && pwd -P)
+mr_need_reap_apr "mod_reap's reap-backed tests"
 
 mr_start
 

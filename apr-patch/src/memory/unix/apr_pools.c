@@ -759,7 +759,9 @@ APR_DECLARE(void) apr_pfree(apr_pool_t *pool, void *mem)
         return;
 
     /* libreap reports a double free or a foreign pointer, naming both,
-     * and aborts: going on would corrupt the pool.
+     * before it changes anything, and aborts unless its misuse handler
+     * (mod_reap's ReapMisuse leak) or REAP_MISUSE=report says to leave
+     * the object alone.
      */
     pool_concurrency_set_used(pool);
     reap_free(pool->reap, mem);
