@@ -36,7 +36,7 @@ MOD_REAP_PATHS = tests/httpd/mod_reap_paths.sh
 MOD_REAP_WARN = -Wc,-std=gnu11 -Wc,-Wall -Wc,-Wextra -Wc,-Wshadow \
 	-Wc,-Wmissing-prototypes -Wc,-Wno-unused-parameter
 MOD_REAP_TESTS = tests/httpd/test_mod_reap_stock.sh tests/httpd/test_mod_reap_reap.sh \
-	tests/httpd/test_mod_reap_misuse.sh
+	tests/httpd/test_mod_reap_misuse.sh tests/httpd/test_mod_reap_limit.sh
 
 include_HEADERS += mod_reap/mod_reap.h
 EXTRA_DIST += mod_reap/mod_reap.c mod_reap/mod_reap_status.c mod_reap/mod_reap_misuse.c \

@@ -43,9 +43,12 @@
  *                               <size> is bytes with an optional k, M or G
  *                               suffix (powers of 1024).  A request that
  *                               passes it is stopped, answered 500 with a
- *                               short explanation, logged once at level
- *                               error, and its connection is closed; other
- *                               requests carry on.  Needs the reap-backed APR.
+ *                               short explanation (or the ErrorDocument
+ *                               500), logged once at level error, and its
+ *                               connection is closed; once its response
+ *                               has begun, the connection is cut instead.
+ *                               Other requests carry on.  Needs the
+ *                               reap-backed APR.
  *   ReapMisuse abort|leak       server config, default abort (or what
  *                               REAP_MISUSE says).  A misused pool (double
  *                               free, foreign or interior pointer) is
@@ -89,6 +92,7 @@
 #include "http_protocol.h"
 #include "http_request.h"
 #include "ap_mpm.h"
+#include "mod_core.h"
 #include "mod_status.h"
 #include "apr_lib.h"
 #include "apr_strings.h"
@@ -322,6 +326,8 @@ static void finish_request(request_rec *r)
         return;
     st->counted = 1;
     if (st->reap != NULL) {
+        const char *peak;
+
         /* Neither walks the pool's subtree: this runs for every request.
          * The peak is the subtree's (post_read_request made the pool
          * account it); the counts are the request pool's own. */
@@ -331,8 +337,11 @@ static void finish_request(request_rec *r)
         reap_tree_footprint(st->reap, &f.peak_footprint);
         /* apr_off_t_toa, not apr_psprintf: the formatter cost a static
          * request ~300 instructions */
-        apr_table_setn(r->notes, "reap-peak",
-                       apr_off_t_toa(r->pool, (apr_off_t)f.peak_footprint));
+        peak = apr_off_t_toa(r->pool, (apr_off_t)f.peak_footprint);
+        /* every request of an internal-redirect chain: mod_log_config
+         * reads the notes of the last */
+        for (request_rec *q = r; q != NULL; q = q->next)
+            apr_table_setn(q->notes, "reap-peak", peak);
     }
     f.limited = st->limited;
     if (status_on)
@@ -360,7 +369,10 @@ static int reap_post_read_request(request_rec *r)
 {
     mr_req *st;
 
-    if (r->main != NULL)
+    /* httpd runs this hook again for an internal redirect (r->prev set),
+     * on the same pool: the first request has set the pool up, and
+     * starting over would lift the limit a handler runs under. */
+    if (r->main != NULL || r->prev != NULL)
         return DECLINED;
     st = req_state(r);
     if (st->reap != NULL) {
@@ -414,10 +426,15 @@ static int request_abort(int retcode)
     return retcode;
 }
 
-/* After the jump: lift the limit (answering needs memory), log one line,
- * answer 500, or cut the connection when the response has begun. */
+/* After the jump: lift the limit (answering needs memory), log one line
+ * and end the response: a 500 while nothing of it has been sent, else an
+ * aborted connection, so that the client sees neither the terminating
+ * chunk nor the full length and cannot take the response for complete.
+ * When the handler had redirected internally (r->next), the answer is the
+ * last request's, as ap_internal_redirect() gives it for its own errors. */
 static int limit_passed(request_rec *r, mr_req *st, apr_size_t limit)
 {
+    request_rec *last = r;
     reap_stats_t ts;
 
     reap_set_limit(st->reap, 0);
@@ -430,13 +447,22 @@ static int limit_passed(request_rec *r, mr_req *st, apr_size_t limit)
                   PRIu64 " bytes, %" PRIu64 " allocations refused)",
                   limit, ts.footprint, ts.limit_failures);
     r->connection->keepalive = AP_CONN_CLOSE;
-    if (r->sent_bodyct) {
+    while (last->next != NULL)
+        last = last->next;
+    if (last->sent_bodyct) {
         r->connection->aborted = 1;
         return DONE;
     }
-    ap_custom_response(r, HTTP_INTERNAL_SERVER_ERROR, apr_psprintf(r->pool,
-        "This request needed more memory than ReapRequestLimit allows "
-        "(%" APR_SIZE_T_FMT " bytes) and was stopped.\n", limit));
+    /* An ErrorDocument 500 the administrator configured wins. */
+    if (ap_response_code_string(last, ap_index_of_response(
+            HTTP_INTERNAL_SERVER_ERROR)) == NULL)
+        ap_custom_response(last, HTTP_INTERNAL_SERVER_ERROR, apr_psprintf(
+            r->pool, "This request needed more memory than ReapRequestLimit "
+            "allows (%" APR_SIZE_T_FMT " bytes) and was stopped.\n", limit));
+    if (last != r) {
+        ap_die(HTTP_INTERNAL_SERVER_ERROR, last);
+        return OK;
+    }
     return HTTP_INTERNAL_SERVER_ERROR;
 }
 

@@ -755,6 +755,8 @@ int mr_status_handler(request_rec *r)
     if (r->method_number != M_GET)
         return HTTP_METHOD_NOT_ALLOWED;
     apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    /* JSON or HTML by Accept: a cache must not give one for the other */
+    apr_table_mergen(r->headers_out, "Vary", "Accept");
     v = read_all(r->pool, &n, &total);
     if (!accepts_html(r)) {
         send_json(r, v, n, &total);

@@ -12,9 +12,17 @@
  *              `free` of them;
  *       loop:  allocate and, for the first `free` iterations, ap_pfree each
  *              object at once (so a reap reuses one block throughout).
- *   SetHandler reap-test-hog  ?total=<bytes>&size=<bytes>
+ *   SetHandler reap-test-hog  ?total=<bytes>&size=<bytes>&flush=<bytes>&length=<bytes>
  *       allocate `total` bytes in pieces of `size` (default 64 KiB) and free
- *       nothing: the request that passes ReapRequestLimit.
+ *       nothing: the request that passes ReapRequestLimit.  With flush, it
+ *       first sends that many bytes of body (a line "reap-test hog begins",
+ *       then dots) and flushes them, so the response has begun; with
+ *       length, it announces that Content-Length first (a test sets it
+ *       above flush, for a response that is cut short).
+ *   SetHandler reap-test-redirect  ?to=<local URI, query and all>
+ *       ap_internal_redirect() to it.
+ *   SetHandler reap-test-subreq    ?to=<local URI, query and all>
+ *       run it as a subrequest, its output in this response.
  *   SetHandler reap-test-misuse  ?kind=double|double-sub|foreign|interior
  *       misuse ap_pfree on purpose, after a notice line naming the pointer
  *       and the pool: free an object of the request pool twice (double), the
@@ -40,6 +48,7 @@
 #include "http_config.h"
 #include "http_log.h"
 #include "http_protocol.h"
+#include "http_request.h"
 #include "apr_lib.h"
 #include "apr_strings.h"
 
@@ -58,7 +67,7 @@ module AP_MODULE_DECLARE_DATA reap_test_module;
 #define MAX_TOTAL APR_INT64_C(1073741824)
 
 typedef struct test_args {
-    apr_int64_t n, size, nfree, total;
+    apr_int64_t n, size, nfree, total, flush, length;
     int loop;
 } test_args;
 
@@ -95,6 +104,10 @@ static const char *parse_pair(char *pair, test_args *a)
         ok = parse_num(val, MAX_COUNT, &a->nfree);
     else if (strcmp(pair, "total") == 0)
         ok = parse_num(val, MAX_TOTAL, &a->total);
+    else if (strcmp(pair, "flush") == 0)
+        ok = parse_num(val, MAX_SIZE, &a->flush);
+    else if (strcmp(pair, "length") == 0)
+        ok = parse_num(val, MAX_TOTAL, &a->length);
     else if (strcmp(pair, "mode") == 0)
         ok = (a->loop = strcmp(val, "loop") == 0) || strcmp(val, "batch") == 0;
     else
@@ -110,6 +123,8 @@ static const char *parse_args(request_rec *r, test_args *a)
     a->size = 64 * 1024;
     a->nfree = 0;
     a->total = 0;
+    a->flush = 0;
+    a->length = 0;
     a->loop = 0;
     if (r->args == NULL)
         return NULL;
@@ -215,6 +230,36 @@ static int misuse_handler(request_rec *r)
     return OK;
 }
 
+/* reap-test-redirect and reap-test-subreq: ?to=<URI> */
+static int pass_on_handler(request_rec *r)
+{
+    const char *to = r->args;
+    request_rec *sub;
+    int redirect, rv;
+
+    if (r->handler == NULL)
+        return DECLINED;
+    redirect = strcmp(r->handler, "reap-test-redirect") == 0;
+    if (!redirect && strcmp(r->handler, "reap-test-subreq") != 0)
+        return DECLINED;
+    if (to == NULL || strncmp(to, "to=/", 4) != 0) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      "mod_reap_test: bad argument '%s'", to ? to : "");
+        return HTTP_BAD_REQUEST;
+    }
+    to += 3;
+    if (redirect) {
+        ap_internal_redirect(to, r);
+        return OK;
+    }
+    ap_set_content_type(r, "text/plain");
+    sub = ap_sub_req_lookup_uri(to, r, r->output_filters);
+    rv = sub->status == HTTP_OK ? ap_run_sub_req(sub) : sub->status;
+    ap_destroy_sub_req(sub);
+    ap_rprintf(r, "reap-test subrequest done: %d\n", rv);
+    return OK;
+}
+
 static int test_handler(request_rec *r)
 {
     test_args a;
@@ -230,6 +275,17 @@ static int test_handler(request_rec *r)
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       "mod_reap_test: bad argument '%s'", bad);
         return HTTP_BAD_REQUEST;
+    }
+    if (hog && a.flush > 0) {
+        static const char head[] = "reap-test hog begins\n";
+
+        ap_set_content_type(r, "text/plain");
+        if (a.length > 0)
+            ap_set_content_length(r, (apr_off_t)a.length);
+        ap_rputs(head, r);
+        for (apr_int64_t i = (apr_int64_t)sizeof head - 1; i < a.flush; i++)
+            ap_rputc('.', r);
+        ap_rflush(r);
     }
     if (hog) {
         for (apr_int64_t done = 0; done < a.total; done += a.size)
@@ -285,6 +341,7 @@ static void register_hooks(apr_pool_t *p)
     ap_hook_child_init(test_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(test_handler, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(misuse_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_handler(pass_on_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
 AP_DECLARE_MODULE(reap_test) = {

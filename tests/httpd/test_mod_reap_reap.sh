@@ -166,6 +166,13 @@ mr_check "the same children still serve ($children_before= $children_after)" \
 
 mr_get /reap-status -H "Accept: text/html"
 mr_check "reap-status HTML for Accept: text/html" mr_body_has '<table'
+for accept in text/html application/json; do
+    vary=$(curl -s -o /dev/null -D - -H "Accept: $accept" \
+        "http://127.0.0.1:$MR_PORT/reap-status" | tr -d '\r' | sed -n 's/^[Vv]ary: //p')
+    MR_SENT=$((MR_SENT + 1))
+    mr_check "reap-status for Accept: $accept says Vary: Accept ($vary)" \
+        test "$vary" = Accept
+done
 mr_get /server-status
 mr_check "/server-status has the mod_reap section" \
     mr_body_has 'Reap memory (mod_reap)'
