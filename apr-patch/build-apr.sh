@@ -35,11 +35,30 @@
 #
 # Usage: build-apr.sh [--check] [--check-aprutil] [--build-dir DIR]
 #                     [--prefix DIR] [--reap-prefix DIR] [--jobs N]
-#        build-apr.sh --diff FILE [--build-dir DIR]
+#                     [--libdir DIR] [--destdir DIR] [--no-rpath]
+#                     [--reap-libdir DIR] [--reap-includedir DIR]
+#                     [--apr-source DIR]
+#        build-apr.sh --diff FILE [--build-dir DIR] [--apr-source DIR]
+#        build-apr.sh --fetch-only [--build-dir DIR]
 #   --build-dir   the project's build directory        [<repo>/build]
 #   --prefix      where the patched APR installs      [<build-dir>/install/apr]
 #   --reap-prefix where libreap is installed          [<build-dir>/install]
 #   --jobs        make -j                             [2]
+# Options for packaging (debian/rules); the defaults keep the behaviour above:
+#   --libdir          APR's configure --libdir         [<prefix>/lib]
+#   --destdir DIR     make install DESTDIR=DIR (a staging root: nothing is
+#                     written to <prefix> itself)      [none]
+#   --no-rpath        link libapr-1.so without an rpath to libreap's
+#                     directory (libreap is in a directory the loader
+#                     searches anyway)                 [rpath to --reap-libdir]
+#   --reap-libdir     the directory of libreap.so      [<reap-prefix>/lib]
+#   --reap-includedir the directory of reap.h          [<reap-prefix>/include]
+#   --apr-source DIR  an already unpacked Debian APR source (as `apt-get
+#                     source apr` leaves it) to use instead of fetching one
+#                                                      [<build-dir>/apr-work/apr-1.7.2]
+#   --fetch-only      only fetch the source into <build-dir>/apr-work/ (or
+#                     check --apr-source) and check the pristine hashes;
+#                     needs no libreap; prints the source directory
 # Exit status: 0 on success; 1 on any failure, with the reason on stderr.
 
 # SPDX-License-Identifier: Apache-2.0
@@ -57,6 +76,13 @@ jobs=2
 check=no
 check_aprutil=no
 diff_out=
+libdir=
+destdir=
+rpath=yes
+reap_libdir=
+reap_incdir=
+apr_source=
+fetch_only=no
 
 die() { echo "build-apr.sh: $*" >&2; exit 1; }
 say() { echo "build-apr.sh: $*"; }
@@ -70,6 +96,13 @@ while [ $# -gt 0 ]; do
         --reap-prefix) reap_prefix=${2:?--reap-prefix needs a directory}; shift ;;
         --jobs) jobs=${2:?--jobs needs a number}; shift ;;
         --diff) diff_out=${2:?--diff needs a file name}; shift ;;
+        --libdir) libdir=${2:?--libdir needs a directory}; shift ;;
+        --destdir) destdir=${2:?--destdir needs a directory}; shift ;;
+        --no-rpath) rpath=no ;;
+        --reap-libdir) reap_libdir=${2:?--reap-libdir needs a directory}; shift ;;
+        --reap-includedir) reap_incdir=${2:?--reap-includedir needs a directory}; shift ;;
+        --apr-source) apr_source=${2:?--apr-source needs a directory}; shift ;;
+        --fetch-only) fetch_only=yes ;;
         -h|--help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) die "unknown option '$1' (try --help)" ;;
     esac
@@ -80,20 +113,39 @@ mkdir -p "$build_dir"
 build_dir=$(cd "$build_dir" && pwd)
 prefix=${prefix:-$build_dir/install/apr}
 reap_prefix=${reap_prefix:-$build_dir/install}
+reap_libdir=${reap_libdir:-$reap_prefix/lib}
+reap_incdir=${reap_incdir:-$reap_prefix/include}
 work=$build_dir/apr-work
 src=$work/apr-$APR_VERSION          # as unpacked by apt-get source
+if [ -n "$apr_source" ]; then
+    [ -d "$apr_source" ] || die "--apr-source $apr_source: no such directory"
+    src=$(cd "$apr_source" && pwd)
+fi
 tree=$work/patched                  # src + apr-patch/src/
 obj=$work/obj                       # out-of-tree build
-mkdir -p "$work" "$prefix"
-prefix=$(cd "$prefix" && pwd)
+if [ -n "$destdir" ]; then
+    # A staging install: <prefix> is where the files will live, not a
+    # directory of this machine to create or write.
+    case $prefix in /*) ;; *) die "--prefix must be absolute with --destdir" ;; esac
+    mkdir -p "$work" "$destdir"
+    destdir=$(cd "$destdir" && pwd)
+else
+    mkdir -p "$work" "$prefix"
+    prefix=$(cd "$prefix" && pwd)
+fi
+libdir=${libdir:-$prefix/lib}
+[ -z "$destdir" ] || [ "$check_aprutil" = no ] ||
+    die "--check-aprutil needs the APR installed in --prefix: not with --destdir"
 
 ours=$here/src                      # the project's files, at their APR paths
 manifest=$here/PRISTINE.sha256
 
-[ -n "$diff_out" ] || [ -f "$reap_prefix/include/reap.h" ] ||
-    die "no $reap_prefix/include/reap.h: run 'make install' in the build directory first"
-[ -n "$diff_out" ] || ls "$reap_prefix"/lib/libreap.so* > /dev/null 2>&1 ||
-    die "no libreap.so in $reap_prefix/lib: run 'make install' in the build directory first"
+needs_reap=yes
+[ -z "$diff_out" ] && [ "$fetch_only" = no ] || needs_reap=no
+[ "$needs_reap" = no ] || [ -f "$reap_incdir/reap.h" ] ||
+    die "no $reap_incdir/reap.h: run 'make install' in the build directory first"
+[ "$needs_reap" = no ] || ls "$reap_libdir"/libreap.so* > /dev/null 2>&1 ||
+    die "no libreap.so in $reap_libdir: run 'make install' in the build directory first"
 
 # --- 1. deb-src entry -------------------------------------------------------
 have_apr_source() {
@@ -128,6 +180,8 @@ ensure_deb_src() {
 # --- 2. fetch -----------------------------------------------------------------
 fetch_source() {
     [ -f "$src/memory/unix/apr_pools.c" ] && return 0
+    [ -z "$apr_source" ] ||
+        die "--apr-source $apr_source has no memory/unix/apr_pools.c: not an APR source"
     ensure_deb_src
     say "apt-get source apr (into $work)"
     (cd "$work" && apt-get source -qq apr > apt-get-source.log 2>&1) ||
@@ -223,14 +277,17 @@ configure_args() {
     # file layout; its hardening flags from dpkg-buildflags.  A call to a
     # function reap.h does not declare (an older header installed) must not
     # compile into a call returning int: implicit declarations are errors.
+    local ldflags="$(buildflags LDFLAGS) -L$reap_libdir"
+    [ "$rpath" = no ] || ldflags="$ldflags -Wl,-rpath,$reap_libdir"
+    printf '%s\n' "--prefix=$prefix"
+    [ "$libdir" = "$prefix/lib" ] || printf '%s\n' "--libdir=$libdir"
     printf '%s\n' \
-        "--prefix=$prefix" \
         --enable-nonportable-atomics \
         --enable-allocator-uses-mmap \
         ac_cv_prog_AWK=mawk \
         "CFLAGS=$(buildflags CFLAGS) -Werror=implicit-function-declaration" \
-        "CPPFLAGS=$(buildflags CPPFLAGS) -I$reap_prefix/include" \
-        "LDFLAGS=$(buildflags LDFLAGS) -L$reap_prefix/lib -Wl,-rpath,$reap_prefix/lib" \
+        "CPPFLAGS=$(buildflags CPPFLAGS) -I$reap_incdir" \
+        "LDFLAGS=$ldflags" \
         "LIBS=-lreap"
 }
 
@@ -254,7 +311,7 @@ configure_tree() {
 build_tree() {
     # APR's makefiles do not track reap.h; rebuild the pools when it changes.
     local hstamp
-    hstamp=$(sha256sum < "$reap_prefix/include/reap.h" | cut -d' ' -f1)
+    hstamp=$(sha256sum < "$reap_incdir/reap.h" | cut -d' ' -f1)
     if [ "$(cat "$obj/.reap-header" 2> /dev/null)" != "$hstamp" ]; then
         rm -f "$obj"/memory/unix/apr_pools.lo "$obj"/memory/unix/apr_pools.o
         rm -f "$obj"/memory/unix/.libs/apr_pools.o
@@ -263,10 +320,10 @@ build_tree() {
     make -C "$obj" -j"$jobs" > "$work/make.log" 2>&1 ||
         die "make failed; see $work/make.log"
     echo "$hstamp" > "$obj/.reap-header"
-    make -C "$obj" install > "$work/install.log" 2>&1 ||
+    make -C "$obj" install ${destdir:+DESTDIR="$destdir"} > "$work/install.log" 2>&1 ||
         die "make install failed; see $work/install.log"
-    [ -e "$prefix/lib/libapr-1.so.0" ] || die "no $prefix/lib/libapr-1.so.0 after install"
-    say "installed $prefix/lib/libapr-1.so.0"
+    [ -e "$destdir$libdir/libapr-1.so.0" ] || die "no $destdir$libdir/libapr-1.so.0 after install"
+    say "installed $destdir$libdir/libapr-1.so.0"
 }
 
 # --- 5. APR's own tests -------------------------------------------------------
@@ -322,6 +379,10 @@ check_aprutil_tree() {
 check_manifest
 fetch_source
 check_pristine
+if [ "$fetch_only" = yes ]; then
+    say "APR source ready: $src"
+    exit 0
+fi
 if [ -n "$diff_out" ]; then
     write_diff
     exit 0
