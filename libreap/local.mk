@@ -43,3 +43,22 @@ libreap_libreap_la_LDFLAGS = -version-info 1:0:0 -pthread
 include_HEADERS += libreap/include/reap.h
 pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA += libreap/libreap.pc
+
+# The httpd modules (mod_reap, mod_bc) are linked by apxs's libtool, which
+# writes the directory of any uninstalled libreap.la it is shown into their
+# RUNPATH, the build tree included.  So they link libreap.so from a
+# directory that holds nothing else, and their RUNPATH is $(libdir) alone,
+# and only where the loader would not look by itself (REAP_APXS_RPATH;
+# apxs strips one -Wl, and hands the rest to libtool, which needs -Wl, to
+# pass it on to the linker).
+REAP_LINK_DIR = libreap/link
+$(REAP_LINK_DIR)/libreap.so: libreap/libreap.la
+	@$(MKDIR_P) $(REAP_LINK_DIR)
+	ln -sf $(abs_top_builddir)/libreap/.libs/libreap.so $@
+REAP_APXS_RPATH = `case '$(libdir)' in \
+	/lib|/usr/lib|/lib64|/usr/lib64|/lib/*-linux-gnu|/usr/lib/*-linux-gnu) ;; \
+	*) echo '-Wl,-Wl,-rpath,$(libdir)' ;; esac`
+clean-local: clean-reap-link
+clean-reap-link:
+	rm -rf $(REAP_LINK_DIR)
+.PHONY: clean-reap-link

@@ -14,8 +14,9 @@
 # compiles in the directory of its sources, so they are copied into
 # mod_reap/apxs/ and tests/httpd/apxs/ of the build tree first (the source
 # tree stays clean; in-tree and out-of-tree builds both work).  mod_reap.so
-# links libreap.so, with an rpath to $(libdir); it needs the libreap it
-# was built with (reap_footprint), which the reap-backed APR shares.
+# links libreap.so (with a RUNPATH of $(libdir) unless that is a system
+# directory: REAP_APXS_RPATH in libreap/local.mk, never the build tree);
+# it needs the libreap it was built with, which the reap-backed APR shares.
 #
 #   make                          mod_reap/apxs/.libs/mod_reap.so and the test module
 #   make install                  mod_reap.so into $(prefix)/modules/, mod_reap.h into
@@ -55,13 +56,12 @@ install-exec-local: install-mod-reap
 uninstall-local: uninstall-mod-reap
 clean-local: clean-mod-reap
 
-$(MOD_REAP_SO): $(MOD_REAP_SRC) $(MOD_REAP_HDR) libreap/libreap.la
+$(MOD_REAP_SO): $(MOD_REAP_SRC) $(MOD_REAP_HDR) $(REAP_LINK_DIR)/libreap.so
 	@$(MKDIR_P) mod_reap/apxs
 	cp $(MOD_REAP_SRC) $(MOD_REAP_HDR) mod_reap/apxs/
 	cd mod_reap/apxs && $(APXS) -c $(MOD_REAP_WARN) \
 	    -I$(abs_top_srcdir)/libreap/include \
-	    -L$(abs_top_builddir)/libreap/.libs -lreap \
-	    -Wl,-rpath,$(libdir) \
+	    -L$(abs_top_builddir)/$(REAP_LINK_DIR) -lreap $(REAP_APXS_RPATH) \
 	    -o mod_reap.la mod_reap.c mod_reap_status.c mod_reap_misuse.c
 
 # The test module sees only mod_reap.h, as any module would.

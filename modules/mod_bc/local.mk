@@ -76,14 +76,13 @@ endif
 all-local: $(MOD_BC_BUILT)
 
 $(MOD_BC_SO): $(srcdir)/modules/mod_bc/mod_bc.c $(srcdir)/modules/mod_bc/bc.h \
-		$(srcdir)/mod_reap/mod_reap.h modules/mod_bc/libbc.la libreap/libreap.la
+		$(srcdir)/mod_reap/mod_reap.h modules/mod_bc/libbc.la $(REAP_LINK_DIR)/libreap.so
 	@$(MKDIR_P) modules/mod_bc/apxs
 	cp $(srcdir)/modules/mod_bc/mod_bc.c modules/mod_bc/apxs/
 	cd modules/mod_bc/apxs && $(APXS) -c $(MOD_REAP_WARN) -Wc,-O2 \
 	    -I$(abs_top_srcdir)/modules/mod_bc -I$(abs_top_srcdir)/mod_reap \
 	    -I$(abs_top_srcdir)/libreap/include \
-	    -L$(abs_top_builddir)/libreap/.libs -lreap \
-	    -Wl,-rpath,$(libdir) \
+	    -L$(abs_top_builddir)/$(REAP_LINK_DIR) -lreap $(REAP_APXS_RPATH) \
 	    -o mod_bc.la mod_bc.c $(abs_top_builddir)/modules/mod_bc/.libs/libbc.a
 
 install-exec-local: install-mod-bc
