@@ -132,12 +132,31 @@ for d in "$out"/*.deb; do
         "$(dpkg-deb -f "$d" Depends)"
 done
 
+say "RPATH/RUNPATH of every ELF file in the packages (none expected)"
+x=$work/rpath-check
+bad=0
+for d in "$out"/*.deb; do
+    rm -rf "$x"; mkdir -p "$x"
+    dpkg-deb -x "$d" "$x"
+    while IFS= read -r -d '' f; do
+        head -c4 "$f" | grep -q 'ELF' || continue
+        r=$(readelf -d "$f" 2> /dev/null | grep -E '\((RPATH|RUNPATH)\)' || true)
+        if [ -n "$r" ]; then
+            echo "$(basename "$d"): ${f#"$x"}: $r"
+            bad=1
+        fi
+    done < <(find "$x" -type f -print0)
+done
+rm -rf "$x"
+[ $bad = 0 ] || die "a packaged file has an RPATH or RUNPATH (above)"
+echo "none"
+
 say "lintian"
-lintian --info --display-info --pedantic --tag-display-limit 0 \
-    "$out"/*.changes > "$out/lintian.txt" 2>&1 || true
-grep -E '^[EWIPX]: ' "$out/lintian.txt" | sort -u || true
-echo "-- count by tag (E error, W warning, I info, P pedantic; overridden ones are not listed):"
-grep -E '^[EWIPX]: ' "$out/lintian.txt" | awk '{ print $1, $3 }' | sort | uniq -c | sort -rn || true
+lintian --info --display-info --pedantic --show-overrides --tag-display-limit 0 \
+    "$out"/*.deb > "$out/lintian.txt" 2>&1 || true
+grep -E '^[EWIPXO]: ' "$out/lintian.txt" | sort -u || true
+echo "-- count by tag (E error, W warning, I info, P pedantic, O overridden in debian/*.lintian-overrides):"
+grep -E '^[EWIPXO]: ' "$out/lintian.txt" | awk '{ print $1, $3 }' | sort | uniq -c | sort -rn || true
 echo "(lintian's whole output: $out/lintian.txt)"
 
 trap - ERR
