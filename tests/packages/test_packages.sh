@@ -1,0 +1,222 @@
+#!/bin/bash
+# test_packages.sh - the operator's route, on this machine, with the Debian
+# packages in DEBS_DIR (debian/build-debs.sh makes them):
+#   1. apt-get install ./*.deb next to Debian's own apache2;
+#   2. a2enmod reap bc, apache2ctl restart: Debian's apache2 with its own
+#      configuration runs on the reap-backed libapr-1 (the children map it,
+#      the error log's start-up line says so, /reap-status and
+#      /server-status?auto say so), and serves mod_bc, answers checked
+#      against GNU bc;
+#   3. a module built with plain `apxs -c -i` from a source that includes
+#      mod_reap.h (the project's test module) loads, and its ap_pfree calls
+#      free: a loop that allocates and frees 16 MB peaks under 1 MiB;
+#   4. apt-get purge: Debian's libapr1 is in place and unmodified
+#      (dpkg --verify), the loader finds it again, and apache2 starts on it.
+# It leaves the machine as it found it, also when a check fails or it is
+# interrupted: the packages are purged, /etc/apache2 is restored from a copy
+# taken first, the module apxs installed is removed, and apache2 is stopped
+# unless it was running before (then it is restarted on the restored
+# configuration).  Debian's apache2 listens on port 80 as configured; the
+# test stops when something else holds that port.
+#
+# Needs root and the .debs; run by `make check-packages` (which builds
+# them first) or by hand: tests/packages/test_packages.sh build/debs
+
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+DEBS_DIR=$(cd "${1:-${DEBS_DIR:-$top/build/debs}}" 2>/dev/null && pwd) ||
+    { echo "FATAL: no directory of .debs (${1:-${DEBS_DIR:-$top/build/debs}})"; exit 1; }
+MR_BUILDDIR=$top/build MR_APR_LIB=
+. "$top/tests/httpd/cleanup.sh"
+
+GNU_BC=/usr/bin/bc
+MULTIARCH=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+REAP_APR_DIR=/usr/lib/$MULTIARCH/reap-apr
+DEBIAN_APR=/usr/lib/$MULTIARCH/libapr-1.so.0
+MODDIR=/usr/lib/apache2/modules
+failed=0
+say() { printf '%s\n' "$*"; }
+fatal() { say "FATAL: $*"; exit 1; }
+check() {
+    local desc=$1
+    shift
+    if "$@"; then say "ok   - $desc"; else say "FAIL - $desc"; failed=$((failed + 1)); fi
+}
+# quiet <command...>: run it with its output in $tmp/quiet.log, shown only
+# when it fails (apt-get and dpkg talk a lot).
+quiet() {
+    "$@" >"$tmp/quiet.log" 2>&1 && return 0
+    sed 's/^/#   /' "$tmp/quiet.log" | tail -40
+    return 1
+}
+
+[ "$(id -u)" = 0 ] || { say "SKIP: needs root (it installs packages)"; exit 77; }
+debs=("$DEBS_DIR"/*.deb)
+[ -e "${debs[0]}" ] || fatal "no .deb in $DEBS_DIR (run debian/build-debs.sh)"
+command -v apache2ctl >/dev/null || fatal "no apache2ctl (Debian package apache2)"
+pkgs=()
+for d in "${debs[@]}"; do
+    pkgs+=("$(dpkg-deb -f "$d" Package)")
+done
+say "# packages: ${pkgs[*]}"
+for p in "${pkgs[@]}"; do
+    if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
+        fatal "$p is installed already: this test installs and purges it; remove it first"
+    fi
+done
+
+# ---- the machine as found, and how to get back to it --------------------------
+
+tmp=$(mktemp -d /tmp/reap-packages.XXXXXX)
+tar -C /etc -cpf "$tmp/etc-apache2.tar" apache2 || fatal "cannot copy /etc/apache2"
+was_running=0
+pidof apache2 >/dev/null && was_running=1
+port80_owner=$(ss -Htlnp 'sport = :80' 2>/dev/null | head -1)
+if [ $was_running = 0 ] && [ -n "$port80_owner" ]; then
+    fatal "port 80 is held by something other than apache2: $port80_owner"
+fi
+errlog=/var/log/apache2/error.log
+log_start=$(wc -l <"$errlog" 2>/dev/null || echo 0)
+
+restore_machine() {
+    say "# restoring the machine"
+    apache2ctl stop >/dev/null 2>&1
+    local i=0
+    while pidof apache2 >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    local installed=()
+    for p in "${pkgs[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed' && installed+=("$p")
+    done
+    [ ${#installed[@]} = 0 ] ||
+        DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq "${installed[@]}" >/dev/null 2>&1
+    rm -f "$MODDIR/mod_reap_test.so"
+    rm -rf /etc/apache2 && tar -C /etc -xpf "$tmp/etc-apache2.tar"
+    ldconfig
+    [ $was_running = 1 ] && apache2ctl start >/dev/null 2>&1
+    rm -rf "$tmp"
+}
+cleanup_push restore_machine
+
+# ---- helpers --------------------------------------------------------------------
+
+# The libapr-1 the running apache2's children map, resolved.
+child_libapr() {
+    local pid
+    for pid in $(pgrep -P "$(cat /var/run/apache2/apache2.pid 2>/dev/null || echo 1)" apache2); do
+        grep -o '/[^ ]*libapr-1\.so[^ ]*' "/proc/$pid/maps" | head -1 | xargs -r readlink -f
+        return
+    done
+}
+# wait_up: apache2 answers on port 80.
+wait_up() {
+    local i=0
+    while [ $i -lt 100 ]; do
+        curl -s -o /dev/null http://127.0.0.1/ && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+new_log() { tail -n +"$((log_start + 1))" "$errlog" 2>/dev/null; }
+get() { BODY=$(curl -s "http://127.0.0.1$1"); }
+has() { printf '%s\n' "$BODY" | grep -q -- "$1"; }
+json_requests() {
+    printf '%s\n' "$BODY" | grep '"totals"' |
+        sed -n "s/.*\"requests\": {[^}]*\"$1\": \([0-9][0-9]*\).*/\1/p"
+}
+
+# ---- 1. install ----------------------------------------------------------------------
+
+check "apt-get installs the packages" \
+    quiet env DEBIAN_FRONTEND=noninteractive apt-get install -y "${debs[@]}"
+check "Debian's apache2 is still installed" \
+    eval "dpkg-query -W -f='\${Status}' apache2 | grep -q 'ok installed'"
+check "the loader now finds the reap-backed libapr-1" \
+    eval "ldconfig -p | grep -m1 'libapr-1.so.0 ' | grep -q '$REAP_APR_DIR/'"
+
+# ---- 2. enable and run -----------------------------------------------------------
+
+check "a2enmod reap bc" a2enmod -q reap bc
+check "apache2ctl configtest" quiet apache2ctl -t
+apache2ctl stop >/dev/null 2>&1
+while pidof apache2 >/dev/null; do sleep 0.1; done
+check "apache2ctl start" quiet apache2ctl start
+check "apache2 answers on port 80" wait_up
+lib=$(child_libapr)
+check "its children map the reap-backed libapr-1 ($lib)" \
+    eval "case '$lib' in '$REAP_APR_DIR'/*) true ;; *) false ;; esac"
+check "the error log says reap-backed" \
+    eval "new_log | grep -q 'mod_reap: libreap .* is reap-backed'"
+get /reap-status
+check "/reap-status says reap_backed" has '"reap_backed": true'
+get "/server-status?auto"
+check "/server-status?auto says ReapBacked: 1" has '^ReapBacked: 1'
+# bc_same <query> <bc option> <program>: mod_bc's answer is GNU bc's.
+bc_same() {
+    local want
+    want=$(printf '%s\n' "$3" | "$GNU_BC" -q $2)
+    BODY=$(curl -s -H 'Content-Type: text/plain' --data-binary "$3" "http://127.0.0.1/bc$1")
+    [ -n "$want" ] && [ "$BODY" = "$want" ]
+}
+check "mod_bc: 2^300 as GNU bc prints it" bc_same "" "" '2^300'
+check "mod_bc: a recursive function as GNU bc" bc_same "" "" \
+    'define f(n) { if (n < 2) return n; return f(n-1) + f(n-2) }; f(20)'
+check "mod_bc with the math library: pi to 50 places as GNU bc -l" \
+    bc_same "?l=1" -l 'scale=50; 4*a(1)'
+
+# ---- 3. a module built with plain apxs -----------------------------------------------
+
+cp "$top/tests/httpd/mod_reap_test.c" "$tmp/"
+check "apxs -c -i of a module using mod_reap.h, with no extra flags" \
+    eval "(cd '$tmp' && apxs -c -i mod_reap_test.c) >'$tmp/apxs.log' 2>&1 || { cat '$tmp/apxs.log'; false; }"
+cat >/etc/apache2/conf-enabled/zz-reap-package-test.conf <<EOF
+LoadModule reap_test_module $MODDIR/mod_reap_test.so
+<Location /reap-package-test>
+    SetHandler reap-test
+    Require local
+</Location>
+EOF
+check "apache2ctl graceful with the module" quiet apache2ctl graceful
+sleep 1
+wait_up
+get "/reap-package-test?n=10&size=100&free=10"
+check "the module says ap_pfree works" has 'pfree_works=1'
+get "/reap-package-test?n=2000&size=8000&free=2000&mode=loop"
+sleep 0.5
+get /reap-status
+with=$(json_requests peak_max)
+check "16 MB allocated and freed in a loop: the largest request peak stays under 1 MiB ($with)" \
+    test "${with:-99999999}" -lt 1048576
+get "/reap-package-test?n=2000&size=8000&free=0&mode=loop"
+sleep 0.5
+get /reap-status
+without=$(json_requests peak_max)
+check "... and without the frees it holds all 16 MB ($without)" \
+    test "${without:-0}" -ge 16000000
+rm -f /etc/apache2/conf-enabled/zz-reap-package-test.conf "$MODDIR/mod_reap_test.so"
+
+# ---- 4. back to stock ---------------------------------------------------------------
+
+apache2ctl stop >/dev/null 2>&1
+while pidof apache2 >/dev/null; do sleep 0.1; done
+check "apt-get purge removes the packages" \
+    quiet env DEBIAN_FRONTEND=noninteractive apt-get purge -y "${pkgs[@]}"
+check "Debian's libapr1 is unmodified (dpkg --verify libapr1)" \
+    eval "test -z \"\$(dpkg --verify libapr1)\""
+check "the loader finds Debian's libapr-1 again" \
+    eval "ldconfig -p | grep -m1 'libapr-1.so.0 ' | grep -q '=> /usr/lib/$MULTIARCH/libapr-1.so.0\|=> /lib/$MULTIARCH/libapr-1.so.0'"
+check "nothing of the packages is left in /etc/apache2" \
+    eval "! ls /etc/apache2/mods-enabled/reap.* /etc/apache2/mods-available/reap.* /etc/apache2/mods-enabled/bc.* >/dev/null 2>&1"
+check "apache2ctl start on Debian's APR" quiet apache2ctl start
+check "apache2 answers" wait_up
+lib=$(child_libapr)
+check "its children map Debian's libapr-1 ($lib)" \
+    test "$lib" = "$(readlink -f "$DEBIAN_APR")"
+check "no child crashed" eval "! new_log | grep -q 'exit signal'"
+
+say "# $failed check(s) failed"
+[ $failed = 0 ]
