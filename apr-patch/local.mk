@@ -66,19 +66,24 @@ $(tests_apr_libaprpools_la_OBJECTS) $(tests_apr_test_apr_pools_OBJECTS): \
 endif
 endif
 
-# The patched APR, built from Debian's source into REAP_APR_DIR, where the
-# apache2 tests (make check-httpd) and pool_bench find it.  apr-build
-# makes it (quickly, when it is there already); check-apr also runs APR's
-# own suite and apr-util's on it (slow tier).
+# The patched APR, built from Debian's source into REAP_APR_DIR (by default
+# <build>/install/apr), where the apache2 tests (make check-httpd) and
+# pool_bench find it.  apr-build makes it (quickly, when it is there
+# already); check-apr also runs APR's own suite and apr-util's on it (slow
+# tier).  It links the build tree's libreap (REAP_LINK_DIR, so that
+# libtool adds no other directory), with a RUNPATH to it: a test build
+# writes nothing outside the build directory (the packages build it their
+# own way, debian/rules).
 BUILD_APR = $(top_srcdir)/apr-patch/build-apr.sh --build-dir $(abs_top_builddir)
-BUILD_APR_INSTALL = $(BUILD_APR) --prefix $(REAP_APR_DIR) --reap-prefix $(prefix) \
-	--jobs $(APR_JOBS)
+BUILD_APR_INSTALL = $(BUILD_APR) --prefix $(REAP_APR_DIR) \
+	--reap-libdir $(abs_top_builddir)/$(REAP_LINK_DIR) \
+	--reap-includedir $(abs_top_srcdir)/libreap/include --jobs $(APR_JOBS)
 APR_JOBS = 2
 
-apr-build: install
+apr-build: $(REAP_LINK_DIR)/libreap.so
 	$(BUILD_APR_INSTALL)
 
-check-apr: install
+check-apr: $(REAP_LINK_DIR)/libreap.so
 	$(BUILD_APR_INSTALL) --check --check-aprutil
 
 apr-diff:
