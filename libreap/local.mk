@@ -47,13 +47,15 @@ pkgconfig_DATA += libreap/libreap.pc
 # The httpd modules (mod_reap, mod_bc) are linked by apxs's libtool, which
 # writes the directory of any uninstalled libreap.la it is shown into their
 # RUNPATH, the build tree included.  So they link libreap.so from a
-# directory that holds nothing else, and their RUNPATH is $(libdir) alone,
+# directory that holds nothing else (the link-time name and the soname,
+# which a RUNPATH to it resolves), and their RUNPATH is $(libdir) alone,
 # and only where the loader would not look by itself (REAP_APXS_RPATH;
 # apxs strips one -Wl, and hands the rest to libtool, which needs -Wl, to
 # pass it on to the linker).
 REAP_LINK_DIR = libreap/link
 $(REAP_LINK_DIR)/libreap.so: libreap/libreap.la
 	@$(MKDIR_P) $(REAP_LINK_DIR)
+	ln -sf $(abs_top_builddir)/libreap/.libs/libreap.so.1 $(REAP_LINK_DIR)/libreap.so.1
 	ln -sf $(abs_top_builddir)/libreap/.libs/libreap.so $@
 REAP_APXS_RPATH = `case '$(libdir)' in \
 	/lib|/usr/lib|/lib64|/usr/lib64|/lib/*-linux-gnu|/usr/lib/*-linux-gnu) ;; \

@@ -9,9 +9,13 @@
 #      against GNU bc;
 #   3. a module built with plain `apxs -c -i` from a source that includes
 #      mod_reap.h (the project's test module) loads, and its ap_pfree calls
-#      free: a loop that allocates and frees 16 MB peaks under 1 MiB;
+#      free: a loop that allocates and frees 16 MB peaks under 1 MiB; and a
+#      program built with `cc x.c $(pkg-config --cflags --libs libreap)`
+#      runs with no LD_LIBRARY_PATH;
 #   4. apt-get purge: Debian's libapr1 is in place and unmodified
-#      (dpkg --verify), the loader finds it again, and apache2 starts on it.
+#      (dpkg --verify), the loader finds it again, apache2 starts on it,
+#      and the same module .so loads and answers there, without mod_reap
+#      (ap_pfree does nothing).
 # It leaves the machine as it found it, also when a check fails or it is
 # interrupted: the packages are purged, /etc/apache2 is restored from a copy
 # taken first, the module apxs installed is removed, and apache2 is stopped
@@ -197,7 +201,32 @@ get /reap-status
 without=$(json_requests peak_max)
 check "... and without the frees it holds all 16 MB ($without)" \
     test "${without:-0}" -ge 16000000
+cp "$MODDIR/mod_reap_test.so" "$tmp/mod_reap_test.so"
 rm -f /etc/apache2/conf-enabled/zz-reap-package-test.conf "$MODDIR/mod_reap_test.so"
+
+cat >"$tmp/prog.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <reap.h>
+
+int main(void)
+{
+    reap_t *r = reap_create(NULL);
+    char *a = reap_malloc(r, 100), *b;
+
+    strcpy(a, "reap");
+    reap_free(r, a);
+    b = reap_malloc(r, 100);        /* the freed block again */
+    printf("%s %s\n", reap_version(), b == a ? "reused" : "not reused");
+    reap_destroy(r);
+    return 0;
+}
+EOF
+check "cc with pkg-config --cflags --libs libreap builds a program" \
+    eval "cc -o '$tmp/prog' '$tmp/prog.c' \$(pkg-config --cflags --libs libreap)"
+out=$(env -u LD_LIBRARY_PATH "$tmp/prog" 2>&1)
+check "it runs with no LD_LIBRARY_PATH, on the installed libreap ($out)" \
+    eval "printf '%s\n' '$out' | grep -q ' reused$'"
 
 # ---- 4. back to stock ---------------------------------------------------------------
 
@@ -216,6 +245,21 @@ check "apache2 answers" wait_up
 lib=$(child_libapr)
 check "its children map Debian's libapr-1 ($lib)" \
     test "$lib" = "$(readlink -f "$DEBIAN_APR")"
+cp "$tmp/mod_reap_test.so" "$MODDIR/mod_reap_test.so"
+cat >/etc/apache2/conf-enabled/zz-reap-package-test.conf <<EOF
+LoadModule reap_test_module $MODDIR/mod_reap_test.so
+<Location /reap-package-test>
+    SetHandler reap-test
+    Require local
+</Location>
+EOF
+check "the apxs-built module loads on Debian's APR without mod_reap" \
+    quiet apache2ctl graceful
+sleep 1
+wait_up
+get "/reap-package-test?n=100&size=1000&free=100"
+check "... and answers, ap_pfree doing nothing ($BODY)" has 'freed=101 .*pfree_works=0'
+rm -f /etc/apache2/conf-enabled/zz-reap-package-test.conf "$MODDIR/mod_reap_test.so"
 check "no child crashed" eval "! new_log | grep -q 'exit signal'"
 
 say "# $failed check(s) failed"
