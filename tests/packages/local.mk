@@ -6,7 +6,9 @@
 # operator's route with them: apt-get install, a2enmod, apache2ctl on
 # Debian's own configuration, a module built with plain apxs, apt-get
 # purge.  It leaves the machine as it found it, also when a check fails.
-PACKAGE_TESTS = tests/packages/test_packages.sh
+# tests/packages/test_install.sh takes the route without packages:
+# configure --prefix, make install DESTDIR=, RUNPATHs, make uninstall.
+PACKAGE_TESTS = tests/packages/test_install.sh tests/packages/test_packages.sh
 PACKAGE_JOBS = 2
 EXTRA_DIST += $(PACKAGE_TESTS)
 
