@@ -49,17 +49,13 @@ pkgconfig_DATA += libreap/libreap.pc
 # RUNPATH, the build tree included.  So they link libreap.so from a
 # directory that holds nothing else (the link-time name and the soname,
 # which a RUNPATH to it resolves), and their RUNPATH is $(libdir) alone,
-# and only where the loader would not look by itself (REAP_APXS_RPATH;
-# apxs strips one -Wl, and hands the rest to libtool, which needs -Wl, to
-# pass it on to the linker).
+# and only where the loader would not look by itself (REAP_APXS_RPATH,
+# from configure).
 REAP_LINK_DIR = libreap/link
 $(REAP_LINK_DIR)/libreap.so: libreap/libreap.la
 	@$(MKDIR_P) $(REAP_LINK_DIR)
 	ln -sf $(abs_top_builddir)/libreap/.libs/libreap.so.1 $(REAP_LINK_DIR)/libreap.so.1
 	ln -sf $(abs_top_builddir)/libreap/.libs/libreap.so $@
-REAP_APXS_RPATH = `case '$(libdir)' in \
-	/lib|/usr/lib|/lib64|/usr/lib64|/lib/*-linux-gnu|/usr/lib/*-linux-gnu) ;; \
-	*) echo '-Wl,-Wl,-rpath,$(libdir)' ;; esac`
 clean-local: clean-reap-link
 clean-reap-link:
 	rm -rf $(REAP_LINK_DIR)

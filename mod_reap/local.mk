@@ -15,7 +15,7 @@
 # mod_reap/apxs/ and tests/httpd/apxs/ of the build tree first (the source
 # tree stays clean; in-tree and out-of-tree builds both work).  mod_reap.so
 # links libreap.so (with a RUNPATH of $(libdir) unless that is a system
-# directory: REAP_APXS_RPATH in libreap/local.mk, never the build tree);
+# directory: REAP_APXS_RPATH from configure, never the build tree);
 # it needs the libreap it was built with, which the reap-backed APR shares.
 #
 #   make                          mod_reap/apxs/.libs/mod_reap.so and the test module

@@ -121,7 +121,6 @@ mr_apr_t mr_apr;
 /* Set at post_config from the main server, read-only in children. */
 static int status_on = 1;
 static int walk_on = 1;
-static int misuse_action = MR_MISUSE_UNSET;
 
 /* Some ReapRequestLimit above 0 appeared; reset at pre_config. */
 static int limit_configured;
@@ -582,9 +581,8 @@ static int reap_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     find_apr_entry_points();
     status_on = conf->status != 0;
     walk_on = conf->walk != 0;
-    misuse_action = conf->misuse;
     if (mr_reap_backed())
-        mr_misuse_install(pconf, s, misuse_action);
+        mr_misuse_install(pconf, s, conf->misuse);
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG)
         return OK;
     log_startup(pconf, s);
@@ -595,10 +593,12 @@ static int reap_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 
 static void reap_child_init(apr_pool_t *pchild, server_rec *s)
 {
+    mr_srv_conf *conf = ap_get_module_config(s->module_config, &reap_module);
+
     /* The child inherited the handler from the parent; this one lasts as
      * long as the child's own pools, whatever the parent does with pconf. */
     if (mr_reap_backed())
-        mr_misuse_install(pchild, s, misuse_action);
+        mr_misuse_install(pchild, s, conf->misuse);
     if (status_on)
         mr_child_attach(pchild, s);
 }
