@@ -108,7 +108,7 @@ void mr_misuse_pfree(apr_pool_t *p, void *mem, const void *caller)
 /* ---- the report ------------------------------------------------------------------ */
 
 /* The APR pool in @p reap's user area, or NULL when @p reap is no pool's
- * (the reap of an apr_allocator_t's memnodes, or one of a module's own). */
+ * (a reap a module made with libreap itself). */
 static apr_pool_t *pool_of(reap_t *reap)
 {
     apr_pool_t *pool;

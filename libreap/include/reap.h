@@ -311,6 +311,25 @@ REAP_API void reap_get_base_stats(reap_base_stats_t *out);
  */
 REAP_API void reap_base_trim(void);
 
+/**
+ * A block of at least @p size bytes straight from the base allocator, with
+ * no reap around it: for memory whose lifetime no reap matches, such as the
+ * APR allocator's memnodes, which its users hand back one by one.  Aligned
+ * to 64 bytes; NULL (errno ENOMEM) when there is no memory.  Thread-safe.
+ * What reap_base_free() takes back goes to the base allocator's caches and
+ * from there to the operating system, as a reap's chunks do.
+ */
+REAP_API void *reap_base_alloc(size_t size);
+
+/**
+ * Give back a block of reap_base_alloc(); @p size must be the size it was
+ * asked for.  Any thread may give back any block; NULL is ignored.  A
+ * pointer the base allocator did not hand out, or one given back twice, is
+ * reported on stderr as libreap-malloc.so reports a bad free(), and
+ * REAP_MISUSE says what follows (docs/misuse.md).
+ */
+REAP_API void reap_base_free(void *p, size_t size);
+
 /** Print @p s like reap_stats_print() does. */
 REAP_API void reap_base_stats_print(const reap_base_stats_t *s, int json,
                                     reap_write_fn write, void *arg);

@@ -94,6 +94,14 @@ void reap_get_base_stats(reap_base_stats_t *out) { rp_base_get_stats(out); }
 
 void reap_base_trim(void) { rp_base_trim(); }
 
+void *reap_base_alloc(size_t size) { return rp_base_alloc(size); }
+
+void reap_base_free(void *p, size_t size)
+{
+    if (p)
+        rp_base_free(p, size);
+}
+
 static void write_stderr(void *arg, const char *text)
 {
     (void)arg;

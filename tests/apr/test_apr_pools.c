@@ -493,6 +493,92 @@ static void test_allocator_nodes(void **state)
     apr_pool_destroy(pool);               /* owner: takes the allocator */
 }
 
+/* Bytes the base allocator has handed out and not got back, after the
+ * calling thread's cached blocks went back to the heaps. */
+static apr_size_t base_in_use(void)
+{
+    reap_base_stats_t st;
+
+    reap_base_trim();
+    reap_get_base_stats(&st);
+    return (apr_size_t)st.in_use;
+}
+
+/* Free 64 nodes of 32 KiB as one list to an allocator with max_free
+ * (0: unlimited) and return how many bytes the allocator kept. */
+static apr_size_t nodes_kept(apr_size_t max_free)
+{
+    enum { N = 64, NODE = 32 * 1024 };
+    apr_allocator_t *allocator;
+    apr_memnode_t *list = NULL, *n;
+    apr_size_t before, after;
+    int i;
+
+    assert_int_equal(apr_allocator_create(&allocator), APR_SUCCESS);
+    if (max_free)
+        apr_allocator_max_free_set(allocator, max_free);
+    before = base_in_use();
+    for (i = 0; i < N; i++) {
+        n = apr_allocator_alloc(allocator, NODE - APR_MEMNODE_T_SIZE);
+        assert_non_null(n);
+        memset(n->first_avail, i, n->endp - n->first_avail);
+        n->next = list;
+        list = n;
+    }
+    assert_true(base_in_use() >= before + (apr_size_t)N * NODE);
+    apr_allocator_free(allocator, list);
+    after = base_in_use();
+    apr_allocator_destroy(allocator);   /* gives back the free lists */
+    assert_true(base_in_use() <= before + 64 * 1024);
+    return after > before ? after - before : 0;
+}
+
+/* Nodes beyond max_free go back to libreap's base allocator, where pools'
+ * memory goes, and so can return to the OS; within max_free the allocator
+ * keeps them, as stock APR does, and without max_free it keeps them all. */
+static void test_allocator_max_free(void **state)
+{
+    apr_size_t kept_bounded, kept_unlimited;
+
+    (void)state;
+    kept_bounded = nodes_kept(256 * 1024);
+    kept_unlimited = nodes_kept(0);
+    print_message("2 MiB of nodes freed: kept %zu bytes with max_free 256 KiB, "
+                  "%zu without\n", kept_bounded, kept_unlimited);
+    assert_true(kept_bounded <= 256 * 1024 + 64 * 1024);
+    assert_true(kept_unlimited >= 64 * 32 * 1024);
+}
+
+/* Destroying a pool tree gives all its memory back to the base allocator,
+ * whatever the allocator's max_free: pools are reaps, not memnodes. */
+static void test_pool_tree_given_back(void **state)
+{
+    apr_allocator_t *allocator;
+    apr_pool_t *root, *sub;
+    apr_size_t before, peak;
+    int i, j;
+
+    (void)state;
+    assert_int_equal(apr_allocator_create(&allocator), APR_SUCCESS);
+    apr_allocator_max_free_set(allocator, 128 * 1024);
+    before = base_in_use();
+    assert_int_equal(apr_pool_create_ex(&root, NULL, NULL, allocator),
+                     APR_SUCCESS);
+    apr_allocator_owner_set(allocator, root);
+    for (i = 0; i < 16; i++) {
+        assert_int_equal(apr_pool_create(&sub, root), APR_SUCCESS);
+        for (j = 0; j < 256; j++)
+            memset(apr_palloc(sub, 1000 + 16 * j), j, 1000);
+    }
+    peak = base_in_use();
+    assert_true(peak >= before + 16 * 256 * 1000);
+    apr_pool_destroy(root);
+    print_message("pool tree: %zu bytes above the start at its peak, %zu "
+                  "after destroy\n", peak - before,
+                  base_in_use() > before ? base_in_use() - before : 0);
+    assert_true(base_in_use() <= before + 128 * 1024);
+}
+
 /* ---- subpools of a shared parent from several threads ------------------ */
 
 struct worker {
@@ -903,6 +989,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_one_gib_in_small_footprint,
                                         setup_pool, teardown_pool),
         cmocka_unit_test(test_allocator_nodes),
+        cmocka_unit_test(test_allocator_max_free),
+        cmocka_unit_test(test_pool_tree_given_back),
         cmocka_unit_test(test_concurrent_subpools),
         cmocka_unit_test_setup_teardown(test_tag_get, setup_pool,
                                         teardown_pool),

@@ -60,7 +60,10 @@
  * The public allocator (apr_allocator_t, apr_memnode_t) is no longer what
  * pools draw from, but apr-util's bucket allocator and httpd's MPMs use
  * it directly, so it keeps its interface and its max_free behaviour; its
- * memnodes are carved from one reap per allocator, created on first use.
+ * memnodes come from libreap's base allocator (reap_base_alloc()), where
+ * stock APR takes them from malloc(), and nodes beyond max_free go back to
+ * it, to be reused by any pool or allocator and returned to the OS after
+ * a short decay (libreap/src/base/README.md).
  *
  * Pool debugging (--enable-pool-debug) is not supported: it turned every
  * allocation into a separate malloc() with its own bookkeeping, which
@@ -149,13 +152,6 @@ struct apr_allocator_t {
 #endif /* APR_HAS_THREADS */
     apr_pool_t         *owner;
     /**
-     * The reap every memnode of this allocator is carved from, NULL until
-     * the first node is needed.  Nodes given back beyond max_free return
-     * to it with reap_free(); apr_allocator_destroy() destroys it, which
-     * returns every node at once.  Used under the mutex when there is one.
-     */
-    struct reap        *nodes;
-    /**
      * Lists of free nodes. Slot 0 is used for oversized nodes,
      * and the slots 1..MAX_INDEX-1 contain nodes of sizes
      * (i+1) * BOUNDARY_SIZE. Example for BOUNDARY_INDEX == 12:
@@ -193,6 +189,12 @@ void allocator_unlock(apr_allocator_t *allocator)
 #endif /* APR_HAS_THREADS */
 }
 
+/* Give a node back to the base allocator (stock APR: free()). */
+static void node_free(apr_memnode_t *node)
+{
+    reap_base_free(node, (apr_size_t)(node->endp - (char *)node));
+}
+
 APR_DECLARE(apr_status_t) apr_allocator_create(apr_allocator_t **allocator)
 {
     apr_allocator_t *new_allocator;
@@ -212,9 +214,18 @@ APR_DECLARE(apr_status_t) apr_allocator_create(apr_allocator_t **allocator)
 
 APR_DECLARE(void) apr_allocator_destroy(apr_allocator_t *allocator)
 {
-    /* Every node, on the free lists or not, lives in the reap. */
-    if (allocator->nodes)
-        reap_destroy(allocator->nodes);
+    apr_size_t index;
+    apr_memnode_t *node, **ref;
+
+    /* As in stock APR: the nodes on the free lists go back; a node its
+     * user still holds is the user's to give back first. */
+    for (index = 0; index < MAX_INDEX; index++) {
+        ref = &allocator->free[index];
+        while ((node = *ref) != NULL) {
+            *ref = node->next;
+            node_free(node);
+        }
+    }
 
     free(allocator);
 }
@@ -342,19 +353,12 @@ static apr_memnode_t *allocator_take_free(apr_allocator_t *allocator,
     return node;
 }
 
-/* Carve a new node of size bytes from the allocator's reap, or NULL.
- * Called with the allocator locked.
- */
-static apr_memnode_t *allocator_new_node(apr_allocator_t *allocator,
-                                         apr_size_t size, apr_size_t index)
+/* A new node of size bytes from the base allocator, or NULL. */
+static apr_memnode_t *allocator_new_node(apr_size_t size, apr_size_t index)
 {
     apr_memnode_t *node;
 
-    if (allocator->nodes == NULL
-        && (allocator->nodes = reap_create(NULL)) == NULL)
-        return NULL;
-
-    if ((node = reap_malloc(allocator->nodes, size)) == NULL)
+    if ((node = reap_base_alloc(size)) == NULL)
         return NULL;
 
     node->index = (apr_uint32_t)index;
@@ -388,9 +392,9 @@ apr_memnode_t *allocator_alloc(apr_allocator_t *allocator, apr_size_t in_size)
 
     allocator_lock(allocator);
     node = allocator_take_free(allocator, index);
-    if (node == NULL)
-        node = allocator_new_node(allocator, size, index);
     allocator_unlock(allocator);
+    if (node == NULL)
+        node = allocator_new_node(size, index);
 
     if (node == NULL)
         return NULL;
@@ -404,7 +408,7 @@ apr_memnode_t *allocator_alloc(apr_allocator_t *allocator, apr_size_t in_size)
 static APR_INLINE
 void allocator_free(apr_allocator_t *allocator, apr_memnode_t *node)
 {
-    apr_memnode_t *next;
+    apr_memnode_t *next, *freelist = NULL;
     apr_size_t index, max_index;
     apr_size_t max_free_index, current_free_index;
 
@@ -415,8 +419,8 @@ void allocator_free(apr_allocator_t *allocator, apr_memnode_t *node)
     current_free_index = allocator->current_free_index;
 
     /* Walk the list of submitted nodes and free them one by one,
-     * shoving them in the right 'size' buckets as we go, or back
-     * into the reap once max_free is reached.
+     * shoving them in the right 'size' buckets as we go, or onto
+     * freelist, for the base allocator, once max_free is reached.
      */
     do {
         next = node->next;
@@ -424,7 +428,8 @@ void allocator_free(apr_allocator_t *allocator, apr_memnode_t *node)
 
         if (max_free_index != APR_ALLOCATOR_MAX_FREE_UNLIMITED
             && index + 1 > current_free_index) {
-            reap_free(allocator->nodes, node);
+            node->next = freelist;
+            freelist = node;
             continue;
         }
 
@@ -455,6 +460,12 @@ void allocator_free(apr_allocator_t *allocator, apr_memnode_t *node)
     allocator->current_free_index = current_free_index;
 
     allocator_unlock(allocator);
+
+    while (freelist != NULL) {
+        node = freelist;
+        freelist = node->next;
+        node_free(node);
+    }
 }
 
 APR_DECLARE(apr_memnode_t *) apr_allocator_alloc(apr_allocator_t *allocator,
