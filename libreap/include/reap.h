@@ -304,10 +304,13 @@ typedef struct reap_base_stats {
 REAP_API void reap_get_base_stats(reap_base_stats_t *out);
 
 /**
- * Give back to the operating system what the base allocator holds empty,
- * and hand what the calling thread caches back to the shared heaps.  A
- * server may call it when idle; memory is also returned without it, after
- * a short decay.  Thread-safe.
+ * Give back to the operating system what the base allocator holds empty
+ * and the pages of free blocks inside superblocks still in use, and hand
+ * what the calling thread caches back to the shared heaps.  A server may
+ * call it when idle (mod_reap's ReapIdleRelease does): memory is also
+ * returned without it, after a short decay, but only while threads
+ * allocate or free.  It locks every heap in turn; call it when quiet, not
+ * on every request.  Thread-safe.
  */
 REAP_API void reap_base_trim(void);
 

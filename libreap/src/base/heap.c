@@ -464,6 +464,71 @@ void rp_hd_heap_balance(rp_hd_heap_t *h)
     }
 }
 
+/* ---- trim: pages of free blocks back to the OS, in place ------------------------- */
+
+#define PURGE_MAX_PAGES 256 /* S / page; larger superblocks are not purged in place */
+
+/* Marks the pages that bytes [from, to) of sb touch as ones to keep. */
+static void keep_pages(uint64_t *keep, const rp_hd_sb_t *sb, const char *from, const char *to,
+                       size_t page)
+{
+    size_t first = (size_t)(from - (const char *)sb) / page;
+    size_t last = (size_t)(to - 1 - (const char *)sb) / page;
+    for (size_t i = first; i <= last; i++)
+        keep[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+/* Gives back to the OS every page of sb that holds nothing anyone reads:
+ * no byte of a block that is out (with the program, a thread cache or an
+ * outbox), of the header, or of a free block's first two words (its link
+ * and the key that catches double frees).  Pages past the bump pointer
+ * and the inside of free blocks go, whatever they held; the addresses
+ * stay, and the next use of a page faults in a zeroed one.  The owner's
+ * lock is held, so no block changes hands meanwhile. */
+static void purge_free_pages(rp_hd_sb_t *sb)
+{
+    size_t page = rp_hd_os_page(), npages = sb_bytes() / page;
+    if (npages > PURGE_MAX_PAGES || sb->used == sb->nblocks)
+        return;
+    uint64_t keep[PURGE_MAX_PAGES / 64] = {0};
+    uint64_t isfree[RP_HD_MAX_SB / 16 / 64] = {0}; /* one bit per block */
+    char *base = (char *)sb + RP_HD_HDR;
+    uint32_t nfree = 0;
+    for (void *p = sb->free; p && nfree < sb->nblocks; p = *(void **)p, nfree++) {
+        size_t i = (size_t)((char *)p - base) / sb->size;
+        isfree[i / 64] |= (uint64_t)1 << (i % 64);
+    }
+    keep_pages(keep, sb, (char *)sb, base, page);
+    size_t nbumped = (size_t)(sb->bump - base) / sb->size;
+    for (size_t i = 0; i < nbumped; i++) {
+        char *b = base + i * sb->size;
+        bool f = isfree[i / 64] >> (i % 64) & 1;
+        keep_pages(keep, sb, b, b + (f ? 2 * sizeof(void *) : sb->size), page);
+    }
+    for (size_t i = 0; i < npages;) {
+        if (keep[i / 64] >> (i % 64) & 1) {
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < npages && !(keep[j / 64] >> (j % 64) & 1))
+            j++;
+        rp_hd_os_purge_in_place((char *)sb + i * page, (j - i) * page);
+        i = j;
+    }
+}
+
+/* purge_free_pages on every superblock of h (locked) with a free byte. */
+static void purge_heap(rp_hd_heap_t *h)
+{
+    for (uint32_t c = 0; c < rp_hd_sc.n; c++)
+        for (uint32_t g = 1; g < RP_HD_FULL; g++)
+            for (rp_hd_sb_t *sb = h->group[c][g]; sb; sb = sb->next)
+                purge_free_pages(sb);
+    for (rp_hd_sb_t *sb = h->empty; sb; sb = sb->next)
+        purge_free_pages(sb);
+}
+
 void rp_hd_heap_trim(void)
 {
     for (uint32_t i = 1; i <= rp_hd_nheaps; i++) {
@@ -471,11 +536,13 @@ void rp_hd_heap_trim(void)
         pthread_mutex_lock(&h->lock);
         while (h->empty)
             transfer_out(h, h->empty);
+        purge_heap(h);
         pthread_mutex_unlock(&h->lock);
     }
     rp_hd_heap_t *g = global_heap();
     pthread_mutex_lock(&g->lock);
     release_excess(g, true);
+    purge_heap(g); /* the empties it keeps, too: their addresses stay for reuse */
     pthread_mutex_unlock(&g->lock);
 }
 

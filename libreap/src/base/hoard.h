@@ -179,6 +179,9 @@ void *rp_hd_os_reserve(size_t len, size_t align);
 void rp_hd_os_unreserve(void *p, size_t len);
 void rp_hd_os_count_carve(void *p, size_t len);
 bool rp_hd_os_purge(void *p, size_t len);
+/* The same for pages inside memory the allocator keeps (free blocks of a
+ * superblock in use): what the sanitizers know of them stays. */
+bool rp_hd_os_purge_in_place(void *p, size_t len);
 
 /* ---- size classes (sizeclass.c) ----------------------------------------- */
 
@@ -387,7 +390,8 @@ void rp_hd_free_locked(rp_hd_sb_t *sb, void *p);
 /* The same for the piece start..end of never-used blocks of sb
  * (rp_hd_heap_give_range). */
 void rp_hd_free_range(rp_hd_sb_t *sb, char *start, char *end);
-/* Unmaps every empty superblock beyond retain_bytes now. */
+/* Gives back now every empty superblock beyond retain_bytes, and the
+ * pages of free blocks and unused tails of all superblocks (in place). */
 void rp_hd_heap_trim(void);
 /* Walks every list of h (locked) and checks links, owners, groups, free
  * block counts and the u/a/cu/ca/nsb/nempty totals; true when consistent. */

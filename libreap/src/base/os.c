@@ -134,6 +134,14 @@ bool rp_hd_os_purge(void *p, size_t len)
     return true;
 }
 
+bool rp_hd_os_purge_in_place(void *p, size_t len)
+{
+    if (madvise(p, len, MADV_DONTNEED) != 0)
+        return false;
+    count_returned(len);
+    return true;
+}
+
 void *rp_hd_os_map_loose(size_t len, size_t align, char **base, size_t *map_len)
 {
     size_t total;
