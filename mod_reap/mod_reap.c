@@ -56,6 +56,10 @@
  *                               then abort the child, or leave the object
  *                               to its pool and go on (docs/misuse.md says
  *                               why abort is the default).
+ *   ReapIdleRelease <time>|Off  server config, default 1 s.  On the
+ *                               reap-backed APR, a child that has ended no
+ *                               request for this long gives its free
+ *                               memory back to the OS (mod_reap_idle.c).
  *   SetHandler reap-status      JSON figures of all children, or a small HTML
  *                               page when the client accepts text/html.
  *   request note reap-peak      the request pool's peak footprint in bytes,
@@ -114,6 +118,7 @@ typedef struct mr_srv_conf {
     int status;                 /* ReapStatus: 1 On, 0 Off, -1 unset (On) */
     int walk;                   /* ReapPoolWalk: 1 On, 0 Off, -1 unset (On) */
     int misuse;                 /* ReapMisuse: MR_MISUSE_* */
+    apr_interval_time_t idle_release; /* ReapIdleRelease; -1 unset (1 s), 0 Off */
 } mr_srv_conf;
 
 mr_apr_t mr_apr;
@@ -149,6 +154,7 @@ static void *create_srv_conf(apr_pool_t *p, server_rec *s)
     conf->status = -1;
     conf->walk = -1;
     conf->misuse = MR_MISUSE_UNSET;
+    conf->idle_release = -1;
     return conf;
 }
 
@@ -237,6 +243,29 @@ static const char *set_misuse(cmd_parms *cmd, void *dconf, const char *arg)
     return NULL;
 }
 
+static const char *set_idle_release(cmd_parms *cmd, void *dconf,
+                                    const char *arg)
+{
+    mr_srv_conf *conf;
+    apr_interval_time_t t;
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+
+    if (err)
+        return err;
+    conf = ap_get_module_config(cmd->server->module_config, &reap_module);
+    if (ap_cstr_casecmp(arg, "off") == 0)
+        t = 0;
+    else if (ap_timeout_parameter_parse(arg, &t, "s") != APR_SUCCESS || t < 0)
+        return apr_psprintf(cmd->pool, "%s: '%s' is neither Off nor a time "
+                            "(seconds, or with ms, s, mi or h)",
+                            cmd->cmd->name, arg);
+    else if (t > 0 && t < apr_time_from_msec(10))
+        return apr_psprintf(cmd->pool, "%s: '%s' is below 10 ms",
+                            cmd->cmd->name, arg);
+    conf->idle_release = t;
+    return NULL;
+}
+
 static const command_rec reap_cmds[] = {
     AP_INIT_FLAG("ReapStatus", set_status, NULL, RSRC_CONF,
                  "On (default) to collect and show memory figures of every "
@@ -253,6 +282,9 @@ static const command_rec reap_cmds[] = {
                   "after a misused pool is logged (double free, foreign "
                   "pointer): abort (default) the process, or leak the "
                   "object and go on"),
+    AP_INIT_TAKE1("ReapIdleRelease", set_idle_release, NULL, RSRC_CONF,
+                  "how long a child must have ended no request before its "
+                  "free memory goes back to the OS (default 1 s; Off)"),
     {NULL}
 };
 
@@ -390,6 +422,7 @@ static int reap_post_read_request(request_rec *r)
  * post_read_request (a malformed request line, say). */
 static int reap_log_transaction(request_rec *r)
 {
+    mr_idle_request_ended();
     finish_request(first_request(r));
     return DECLINED;
 }
@@ -599,6 +632,9 @@ static void reap_child_init(apr_pool_t *pchild, server_rec *s)
      * long as the child's own pools, whatever the parent does with pconf. */
     if (mr_reap_backed())
         mr_misuse_install(pchild, s, conf->misuse);
+    if (mr_reap_backed() && conf->idle_release != 0)
+        mr_idle_start(pchild, s, conf->idle_release < 0 ? apr_time_from_sec(1)
+                                                        : conf->idle_release);
     if (status_on)
         mr_child_attach(pchild, s);
 }

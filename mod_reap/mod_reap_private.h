@@ -143,6 +143,15 @@ MR_HIDDEN void mr_misuse_pfree(apr_pool_t *p, void *mem, const void *caller);
 
 /** The module's own state for both files (see mod_reap.c). */
 MR_HIDDEN int mr_reap_backed(void);
+
+/* ---- ReapIdleRelease (mod_reap_idle.c) ---------------------------------------------- */
+
+/** Start the child's idle-release thread, stopped when @p pchild goes. */
+MR_HIDDEN void mr_idle_start(apr_pool_t *pchild, server_rec *s,
+                             apr_interval_time_t interval);
+
+/** Count a request that ended (log_transaction). */
+MR_HIDDEN void mr_idle_request_ended(void);
 /** The top-pools list walks every pool (the APR has apr_pool_walk and
  *  ReapPoolWalk is On); otherwise it shows the pools tracked through hooks. */
 MR_HIDDEN int mr_pools_walked(void);
