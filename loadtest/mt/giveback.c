@@ -7,10 +7,10 @@
  * objects of 16 B-1 KiB, 40% medium of 1-32 KiB and 20% large of 64 KiB-
  * 1 MiB, interleaved at random) and write every byte of it; then every
  * object is freed, -c percent of each thread's by the next thread (the
- * cross-thread frees, where allocators hold memory).  The threads then
- * exit, or stay alive and idle (-x idle, as httpd's workers do); the
- * program makes no more allocator calls and samples its RSS every 100 ms
- * for -i seconds.  One result line, for giveback.sh:
+ * cross-thread frees, where allocators hold memory; none with -t 1).  The
+ * threads then exit, or stay alive and idle (-x idle, as httpd's workers
+ * do); the program makes no more allocator calls and samples its RSS
+ * every 100 ms for -i seconds.  One result line, for giveback.sh:
  *   bench=giveback alloc=NAME threads=T mode=idle|exit mb=M cross_pct=C
  *   live_kb=K before_kb=K peak_kb=K after_kb=K rss_0s_kb=K rss_0.1s_kb=K ...
  * before is VmRSS before the threads start, peak is VmHWM after the build,
