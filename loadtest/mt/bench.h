@@ -82,12 +82,10 @@ static inline double bench_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Peak RSS of this program: VmHWM, the high-water mark of its own address
- * space.  getrusage's ru_maxrss is no good here: Linux carries it over
- * exec from the process that forked us, so a benchmark started by a
- * Python runner (14 MB) or a shell reported at least their RSS, whatever
- * it used itself.  Read with open/read into the stack: no malloc. */
-static inline long bench_peak_rss_kb(void)
+/* A field of /proc/self/status in KiB ("VmHWM", "VmRSS"), read with
+ * open/read into the stack: no malloc, so reading it changes nothing in
+ * the allocator under test. */
+static inline long bench_status_kb(const char *field)
 {
     char buf[4096];
     int fd = open("/proc/self/status", O_RDONLY);
@@ -98,12 +96,22 @@ static inline long bench_peak_rss_kb(void)
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
     buf[n > 0 ? n : 0] = '\0';
-    const char *hwm = strstr(buf, "VmHWM:");
-    if (!hwm) {
-        fprintf(stderr, "bench: no VmHWM in /proc/self/status\n");
+    const char *at = strstr(buf, field);
+    if (!at) {
+        fprintf(stderr, "bench: no %s in /proc/self/status\n", field);
         exit(1);
     }
-    return strtol(hwm + 6, NULL, 10);
+    return strtol(at + strlen(field), NULL, 10);
+}
+
+/* Peak RSS of this program: VmHWM, the high-water mark of its own address
+ * space.  getrusage's ru_maxrss is no good here: Linux carries it over
+ * exec from the process that forked us, so a benchmark started by a
+ * Python runner (14 MB) or a shell reported at least their RSS, whatever
+ * it used itself. */
+static inline long bench_peak_rss_kb(void)
+{
+    return bench_status_kb("VmHWM:");
 }
 
 static inline uint64_t bench_rand(uint64_t *s)
