@@ -464,6 +464,7 @@ void rp_hd_heap_balance(rp_hd_heap_t *h)
     }
 }
 
+
 /* ---- trim: pages of free blocks back to the OS, in place ------------------------- */
 
 #define PURGE_MAX_PAGES 256 /* S / page; larger superblocks are not purged in place */
@@ -527,6 +528,25 @@ static void purge_heap(rp_hd_heap_t *h)
                 purge_free_pages(sb);
     for (rp_hd_sb_t *sb = h->empty; sb; sb = sb->next)
         purge_free_pages(sb);
+}
+
+/* The last thread bound to h has gone: its empties go to the global heap,
+ * which keeps retain_bytes of them (their pages given back, the addresses
+ * kept) and gives back the rest now, decay or not.  No thread of h will
+ * free again to run their decay clocks, and a program whose threads have
+ * finished should not keep their peak. */
+void rp_hd_heap_orphaned(rp_hd_heap_t *h)
+{
+    pthread_mutex_lock(&h->lock);
+    while (h->empty)
+        transfer_out(h, h->empty);
+    pthread_mutex_unlock(&h->lock);
+    rp_hd_heap_t *g = global_heap();
+    pthread_mutex_lock(&g->lock);
+    release_excess(g, true);
+    for (rp_hd_sb_t *sb = g->empty; sb; sb = sb->next)
+        purge_free_pages(sb); /* the kept ones keep their addresses only */
+    pthread_mutex_unlock(&g->lock);
 }
 
 void rp_hd_heap_trim(void)

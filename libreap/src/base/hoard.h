@@ -390,6 +390,10 @@ void rp_hd_free_locked(rp_hd_sb_t *sb, void *p);
 /* The same for the piece start..end of never-used blocks of sb
  * (rp_hd_heap_give_range). */
 void rp_hd_free_range(rp_hd_sb_t *sb, char *start, char *end);
+/* Called, with no lock held, when the last thread bound to h has exited:
+ * h's empties go to the global heap, which keeps retain_bytes of empties
+ * and gives back the rest now. */
+void rp_hd_heap_orphaned(rp_hd_heap_t *h);
 /* Gives back now every empty superblock beyond retain_bytes, and the
  * pages of free blocks and unused tails of all superblocks (in place). */
 void rp_hd_heap_trim(void);

@@ -110,10 +110,15 @@ static void thread_exit(void *arg)
     rp_hd_tcache_flush_all(tc);
     rp_ann_quiet_end();
     pthread_mutex_lock(&pool_lock);
-    tc->heap->nthreads--;
+    rp_hd_heap_t *h = tc->heap;
+    bool last = --h->nthreads == 0;
     tc->next = pool;
     pool = tc;
     pthread_mutex_unlock(&pool_lock);
+    if (last) {
+        rp_hd_heap_orphaned(h);
+        rp_hd_large_trim(); /* its clock, too, runs only on large operations */
+    }
 }
 
 rp_hd_tcache_t *rp_hd_tcache_get(void)
