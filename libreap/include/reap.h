@@ -333,6 +333,21 @@ REAP_API void *reap_base_alloc(size_t size);
  */
 REAP_API void reap_base_free(void *p, size_t size);
 
+/**
+ * The calling thread is about to wait for work (a condition variable, a
+ * queue): until reap_base_wait_end(), a reap_base_trim() in another thread
+ * may hand the blocks this thread caches back to the shared heaps, and so
+ * to the operating system.  Without it a thread that waits keeps its cache
+ * (up to a few hundred KiB) for as long as it waits.  Between the two the
+ * thread must not allocate or free through libreap.  Costs one atomic
+ * store; the reap-backed APR calls both around apr_thread_cond_wait().
+ */
+REAP_API void reap_base_wait_begin(void);
+
+/** The calling thread has stopped waiting; call before its next allocation.
+ *  One atomic exchange, or a short wait while a trim flushes its cache. */
+REAP_API void reap_base_wait_end(void);
+
 /** Print @p s like reap_stats_print() does. */
 REAP_API void reap_base_stats_print(const reap_base_stats_t *s, int json,
                                     reap_write_fn write, void *arg);

@@ -94,6 +94,10 @@ void reap_get_base_stats(reap_base_stats_t *out) { rp_base_get_stats(out); }
 
 void reap_base_trim(void) { rp_base_trim(); }
 
+void reap_base_wait_begin(void) { rp_base_wait_begin(); }
+
+void reap_base_wait_end(void) { rp_base_wait_end(); }
+
 void *reap_base_alloc(size_t size) { return rp_base_alloc(size); }
 
 void reap_base_free(void *p, size_t size)

@@ -10,7 +10,8 @@
  * of never-used blocks is kept as the bin's range and given back whole
  * when the thread exits (to its superblock's owner, whichever heap that
  * is by then), and a bin's run breaks and starts again as
- * rp_hd_bin_push says.
+ * rp_hd_bin_push says; and a trim from another thread flushes the cache
+ * of a thread that waits parked (rp_hd_thread_park), and no other.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -340,6 +342,90 @@ static void test_run_breaks_and_restarts(void **state)
     assert_int_equal(bin.count, RP_HD_RUN_LONG + 1);
 }
 
+/* ---- parked threads: a trim from another thread flushes their caches ---- */
+
+typedef struct parker {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int stage;           /* 1: cache filled (and parked if park), 2: go on */
+    bool park;
+    size_t cached;       /* blocks on the thread's lists when it stopped */
+    size_t after;        /* blocks on its lists once it went on */
+    bool ok;             /* blocks allocated after waking were usable */
+} parker_t;
+
+static size_t cached_blocks(const rp_hd_tcache_t *tc)
+{
+    size_t n = 0;
+    for (uint32_t c = 0; c < rp_hd_sc.n; c++)
+        n += tc->bin[c].count;
+    return n;
+}
+
+static void *parker_main(void *arg)
+{
+    parker_t *pk = arg;
+    void *p[32];
+    for (int i = 0; i < 32; i++)
+        p[i] = rp_hoard_malloc(256);
+    for (int i = 0; i < 32; i++)
+        rp_hoard_free(p[i]); /* into this thread's 256-byte bin */
+    rp_hd_tcache_t *tc = rp_hd_tls;
+    pthread_mutex_lock(&pk->lock);
+    pk->cached = cached_blocks(tc);
+    if (pk->park)
+        rp_hd_thread_park();
+    pk->stage = 1;
+    pthread_cond_broadcast(&pk->cond);
+    while (pk->stage != 2)
+        pthread_cond_wait(&pk->cond, &pk->lock);
+    pthread_mutex_unlock(&pk->lock);
+    if (pk->park)
+        rp_hd_thread_unpark();
+    pk->after = cached_blocks(tc);
+    pk->ok = true;
+    for (int i = 0; i < 32; i++) {
+        p[i] = rp_hoard_malloc(256);
+        pk->ok = pk->ok && p[i] != NULL && rp_hd_hdr(p[i])->magic == RP_HD_SB_MAGIC;
+        memset(p[i], 0x5a, 256);
+    }
+    for (int i = 0; i < 32; i++)
+        rp_hoard_free(p[i]);
+    return NULL;
+}
+
+/* Runs a thread that fills its cache and waits, parked or not; trims
+ * meanwhile from this thread; returns what the thread saw. */
+static parker_t run_parker(bool park)
+{
+    parker_t pk = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, park, 0, 0, false};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, parker_main, &pk), 0);
+    pthread_mutex_lock(&pk.lock);
+    while (pk.stage != 1)
+        pthread_cond_wait(&pk.cond, &pk.lock);
+    pthread_mutex_unlock(&pk.lock);
+    rp_hoard_trim();
+    pthread_mutex_lock(&pk.lock);
+    pk.stage = 2;
+    pthread_cond_broadcast(&pk.cond);
+    pthread_mutex_unlock(&pk.lock);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    return pk;
+}
+
+static void test_trim_flushes_parked(void **state)
+{
+    (void)state;
+    parker_t parked = run_parker(true), busy = run_parker(false);
+    assert_true(parked.cached >= 8);
+    assert_int_equal(parked.after, 0);   /* the trim flushed it */
+    assert_true(parked.ok);
+    assert_true(busy.cached >= 8);
+    assert_int_equal(busy.after, busy.cached); /* not parked: left alone */
+    assert_true(busy.ok);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_range_given_back),
         cmocka_unit_test(test_range_of_another_heap),
         cmocka_unit_test(test_run_breaks_and_restarts),
+        cmocka_unit_test(test_trim_flushes_parked),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

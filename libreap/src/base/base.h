@@ -19,6 +19,8 @@
  *     same size they asked for to rp_base_free().
  *   - rp_base_trim() gives back what the calling thread caches and what the
  *     allocator holds empty; after it, in_use counts only blocks handed out.
+ *   - rp_base_wait_begin()/_end() bracket a wait for work, during which
+ *     rp_base_trim() in another thread may flush the caller's cache.
  *   - rp_base_get_stats() fills a snapshot of the figures below
  *     (reap_get_base_stats() hands them to the program).
  */
@@ -41,5 +43,7 @@ void rp_base_free(void *p, size_t size);
 size_t rp_base_usable(size_t size);
 void rp_base_get_stats(rp_base_stats_t *out);
 void rp_base_trim(void);
+void rp_base_wait_begin(void);
+void rp_base_wait_end(void);
 
 #endif /* RP_BASE_H */

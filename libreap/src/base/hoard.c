@@ -362,6 +362,7 @@ void rp_hoard_trim(void)
     rp_hd_tcache_t *tc = rp_hd_tls;
     if (tc != &rp_hd_none)
         rp_hd_tcache_flush_all(tc);
+    rp_hd_tcache_flush_parked();
     rp_hd_heap_trim();
     rp_hd_large_trim();
 }
@@ -404,6 +405,10 @@ void rp_base_trim(void)
     rp_hoard_trim();
     rp_ann_quiet_end();
 }
+
+void rp_base_wait_begin(void) { rp_hd_thread_park(); }
+
+void rp_base_wait_end(void) { rp_hd_thread_unpark(); }
 
 size_t rp_base_usable(size_t size)
 {

@@ -499,6 +499,9 @@ static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
 typedef struct rp_hd_tcache {
     rp_hd_heap_t *heap;           /* the heap this thread allocates from */
     struct rp_hd_tcache *next;    /* in the pool of idle caches */
+    struct rp_hd_tcache *live_prev, *live_next; /* caches of live threads (pool lock) */
+    _Atomic uint32_t park;        /* RP_HD_RUNNING, _PARKED or _FLUSHING (tcache.c) */
+    uint32_t trim_gen;            /* the last trim that flushed it while parked */
     void *outbox;                 /* blocks of other heaps' superblocks, linked */
     size_t outbox_bytes;          /* <= rp_hd_opt.outbox_bytes */
     size_t grow_left;             /* bytes the caps may still grow by (of tcache_grow) */
@@ -520,6 +523,17 @@ extern __thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL;
  * NULL, so the fast paths test nothing: no heap (no superblock's owner),
  * empty bins, caps 0.  Never written. */
 extern rp_hd_tcache_t rp_hd_none;
+
+/* A thread that waits for work (rp_hd_thread_park .. _unpark) lets a trim
+ * in another thread flush its cache: the trim moves the cache from PARKED
+ * to FLUSHING, and the owner, waking, waits for it to be PARKED again
+ * before it takes it back (RUNNING).  Nothing on malloc's or free's paths
+ * looks at it. */
+enum { RP_HD_RUNNING = 0, RP_HD_PARKED = 1, RP_HD_FLUSHING = 2 };
+void rp_hd_thread_park(void);
+void rp_hd_thread_unpark(void);
+/* Flushes the cache of every parked thread (rp_hoard_trim). */
+void rp_hd_tcache_flush_parked(void);
 
 /* Returns the calling thread's cache, creating it on first use; the
  * caller has seen rp_hd_init() return.  Never NULL. */

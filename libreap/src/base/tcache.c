@@ -22,6 +22,7 @@
  * After its exit flush a thread uses `dead', a cache that keeps nothing.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,6 +35,8 @@ __thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL = &rp_hd_none;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static rp_hd_tcache_t *pool; /* idle caches, linked by next */
+static rp_hd_tcache_t *live; /* caches of live threads, linked by live_next */
+static uint32_t trim_gen;    /* passes of rp_hd_tcache_flush_parked (pool lock) */
 static pthread_key_t exit_key;
 static rp_hd_tcache_t dead;  /* caps 0: every operation takes the locked path */
 
@@ -97,6 +100,12 @@ static rp_hd_tcache_t *tcache_create(void)
     memset(tc, 0, sizeof *tc);
     tc->heap = h;
     set_caps(tc);
+    pthread_mutex_lock(&pool_lock);
+    tc->live_next = live;
+    if (live)
+        live->live_prev = tc;
+    live = tc;
+    pthread_mutex_unlock(&pool_lock);
     rp_hd_tls = tc; /* before setspecific, which may call malloc */
     pthread_setspecific(exit_key, tc);
     return tc;
@@ -105,11 +114,18 @@ static rp_hd_tcache_t *tcache_create(void)
 static void thread_exit(void *arg)
 {
     rp_hd_tcache_t *tc = arg;
+    rp_hd_thread_unpark(); /* cancelled while parked: no trim may flush it now */
     rp_hd_tls = &dead; /* frees from later destructors go the locked way */
     rp_ann_quiet_begin(); /* walks links inside blocks reaps gave back */
     rp_hd_tcache_flush_all(tc);
     rp_ann_quiet_end();
     pthread_mutex_lock(&pool_lock);
+    if (tc->live_prev)
+        tc->live_prev->live_next = tc->live_next;
+    else
+        live = tc->live_next;
+    if (tc->live_next)
+        tc->live_next->live_prev = tc->live_prev;
     rp_hd_heap_t *h = tc->heap;
     bool last = --h->nthreads == 0;
     tc->next = pool;
@@ -118,6 +134,72 @@ static void thread_exit(void *arg)
     if (last) {
         rp_hd_heap_orphaned(h);
         rp_hd_large_trim(); /* its clock, too, runs only on large operations */
+    }
+}
+
+/* ---- parked threads ---------------------------------------------------------- */
+
+static bool real_cache(const rp_hd_tcache_t *tc)
+{
+    return tc != &rp_hd_none && tc != &dead;
+}
+
+void rp_hd_thread_park(void)
+{
+    rp_hd_tcache_t *tc = rp_hd_tls;
+    if (real_cache(tc)) /* release: the cache as this thread left it */
+        atomic_store_explicit(&tc->park, RP_HD_PARKED, memory_order_release);
+}
+
+void rp_hd_thread_unpark(void)
+{
+    rp_hd_tcache_t *tc = rp_hd_tls;
+    if (!real_cache(tc))
+        return;
+    for (;;) {
+        uint32_t s = RP_HD_PARKED; /* acquire: the cache as a trim left it */
+        if (atomic_compare_exchange_weak_explicit(&tc->park, &s, RP_HD_RUNNING,
+                                                  memory_order_acquire, memory_order_relaxed))
+            return;
+        if (s == RP_HD_RUNNING) /* unpark without park */
+            return;
+        sched_yield(); /* a trim is flushing it: a few list splices */
+    }
+}
+
+/* Claims up to n parked caches that this pass has not flushed yet. */
+static size_t claim_parked(rp_hd_tcache_t **out, size_t n, uint32_t gen)
+{
+    size_t got = 0;
+    pthread_mutex_lock(&pool_lock);
+    for (rp_hd_tcache_t *tc = live; tc && got < n; tc = tc->live_next) {
+        uint32_t s = RP_HD_PARKED;
+        if (tc->trim_gen != gen &&
+            atomic_compare_exchange_strong_explicit(&tc->park, &s, RP_HD_FLUSHING,
+                                                    memory_order_acquire, memory_order_relaxed)) {
+            tc->trim_gen = gen;
+            out[got++] = tc;
+        }
+    }
+    pthread_mutex_unlock(&pool_lock);
+    return got;
+}
+
+void rp_hd_tcache_flush_parked(void)
+{
+    rp_hd_tcache_t *batch[64];
+    pthread_mutex_lock(&pool_lock);
+    uint32_t gen = ++trim_gen;
+    pthread_mutex_unlock(&pool_lock);
+    size_t n;
+    /* A claimed cache's thread is asleep or waits in rp_hd_thread_unpark
+     * for it, so it cannot exit or allocate meanwhile; the heap locks the
+     * flush takes are never taken under the pool lock. */
+    while ((n = claim_parked(batch, sizeof batch / sizeof batch[0], gen)) > 0) {
+        for (size_t i = 0; i < n; i++) {
+            rp_hd_tcache_flush_all(batch[i]);
+            atomic_store_explicit(&batch[i]->park, RP_HD_PARKED, memory_order_release);
+        }
     }
 }
 
