@@ -21,6 +21,7 @@ include loadtest/mt/local.mk
 WRK_FILES = loadtest/wrk/run.sh loadtest/wrk/scenario.lua loadtest/wrk/pool.py \
 	loadtest/wrk/quick-test.sh loadtest/wrk/README.md \
 	loadtest/wrk/profile.sh loadtest/wrk/profile_compare.py loadtest/wrk/profile-check.sh \
+	loadtest/wrk/stock-apr-sym.sh loadtest/lib.sh \
 	loadtest/wrk/programs/small.expr loadtest/wrk/programs/medium.bc \
 	loadtest/wrk/programs/bad-syntax.bc loadtest/wrk/programs/bad-runtime.bc \
 	loadtest/wrk/programs/bad-depth.bc loadtest/wrk/programs/bad-output.bc \
