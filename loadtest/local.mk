@@ -21,6 +21,7 @@ include loadtest/mt/local.mk
 WRK_FILES = loadtest/wrk/run.sh loadtest/wrk/scenario.lua loadtest/wrk/pool.py \
 	loadtest/wrk/quick-test.sh loadtest/wrk/README.md \
 	loadtest/wrk/profile.sh loadtest/wrk/profile_compare.py loadtest/wrk/profile-check.sh \
+	loadtest/wrk/stock-apr-sym.sh loadtest/lib.sh \
 	loadtest/wrk/programs/small.expr loadtest/wrk/programs/medium.bc \
 	loadtest/wrk/programs/bad-syntax.bc loadtest/wrk/programs/bad-runtime.bc \
 	loadtest/wrk/programs/bad-depth.bc loadtest/wrk/programs/bad-output.bc \
@@ -31,8 +32,20 @@ HTTPD_TESTS += loadtest/wrk/quick-test.sh loadtest/wrk/profile-check.sh
 endif
 clean-local: clean-loadtest-wrk
 clean-loadtest-wrk:
-	rm -rf loadtest/wrk-check loadtest/profile-check apr-stock-sym
+	rm -rf loadtest/wrk-check loadtest/profile-check apr-stock-sym loadtest/h2-check
 .PHONY: clean-loadtest-wrk
+
+# loadtest/h2: the HTTP/2 scenario (issue 25): apache2 with mod_http2 under
+# h2load, h2c and TLS, stock APR against reaps, with and without
+# MaxMemFree 128: req/s, peak RSS, RSS 6 s after the load, and RSS over
+# time (loadtest/h2/README.md).  The full run is by hand; `make
+# check-httpd` runs --quick (quick-test.sh, about 1.5 minutes), results
+# under loadtest/h2-check/ of the build tree.
+H2_FILES = loadtest/h2/run.sh loadtest/h2/quick-test.sh loadtest/h2/README.md
+EXTRA_DIST += $(H2_FILES)
+if HAVE_APXS
+HTTPD_TESTS += loadtest/h2/quick-test.sh
+endif
 
 # loadtest/soak: the soak test (soak.sh, soak.lua, check.sh): apache2 with
 # mod_reap and mod_bc under wrk, in phases, with valid and hostile bc

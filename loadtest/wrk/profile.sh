@@ -11,9 +11,10 @@
 #
 # Debian's libapr-1 is stripped, so its functions would all be "???": the
 # stock side runs on APR built from the same Debian source as the patched
-# one (build-apr.sh's pristine tree), unpatched, with Debian's options and
-# flags, into <build>/apr-stock-sym (built once, ~2 minutes).  Its totals
-# match Debian's library to 0.1% (129.84M against 129.78M for one run).
+# one, unpatched, with Debian's options and flags, into
+# <build>/apr-stock-sym (stock-apr-sym.sh; built once, ~2 minutes).  Its
+# totals match Debian's library to 0.1% (129.84M against 129.78M for one
+# run).
 #
 # Usage: loadtest/wrk/profile.sh [--build DIR] [--threads T] [--duration D]
 #                                [--out DIR] [--top N]
@@ -61,25 +62,7 @@ REAP_APR_LIB=${REAP_APR_DIR:-$BUILD/install/apr}/lib
 [ -f "$REAP_APR_LIB/libapr-1.so.0" ] || die "no reap-backed APR in $REAP_APR_LIB (apr-patch/build-apr.sh)"
 
 # ---- stock APR with symbols --------------------------------------------------
-pristine=$BUILD/apr-work/apr-1.7.2
-stock=$BUILD/apr-stock-sym
-stock_lib=$stock/install/lib
-if [ ! -f "$stock_lib/libapr-1.so.0" ]; then
-    [ -f "$pristine/configure.in" ] || die "no APR source in $pristine (apr-patch/build-apr.sh fetches it)"
-    say "building stock APR with symbols into $stock (log: $stock/build.log)"
-    rm -rf "$stock" && mkdir -p "$stock/obj" || die "cannot make $stock"
-    cp -a "$pristine" "$stock/src" || die "cannot copy $pristine"
-    flags() { (cd "$stock/src" && dpkg-buildflags --get "$1"); }
-    {
-        (cd "$stock/src" && ./buildconf) &&
-            (cd "$stock/obj" && CONFIG_SHELL=/bin/bash /bin/bash "$stock/src/configure" \
-                --prefix="$stock/install" --enable-nonportable-atomics \
-                --enable-allocator-uses-mmap ac_cv_prog_AWK=mawk \
-                "CFLAGS=$(flags CFLAGS)" "CPPFLAGS=$(flags CPPFLAGS)" "LDFLAGS=$(flags LDFLAGS)") &&
-            make -C "$stock/obj" -j"$(nproc)" && make -C "$stock/obj" install
-    } >"$stock/build.log" 2>&1 || die "the stock APR build failed; see $stock/build.log"
-    nm -D "$stock_lib/libapr-1.so.0" | grep -q ' apr_pfree$' && die "$stock_lib has apr_pfree: not stock"
-fi
+stock_lib=$("$here/stock-apr-sym.sh" "$BUILD") || die "no stock APR with symbols"
 
 # ---- one profile ---------------------------------------------------------------
 mkdir -p "$OUT" || die "cannot make $OUT"

@@ -120,10 +120,8 @@ for n in "$DURATION" "$WARMUP" "$REPS" $THREADS; do
     esac
 done
 
-if [ -z "$BUILD" ]; then
-    if [ -f ./mod_reap/apxs/.libs/mod_reap.so ]; then BUILD=$PWD; else BUILD=$top/build; fi
-fi
-BUILD=$(cd "$BUILD" 2>/dev/null && pwd) || { echo "run.sh: no build directory $BUILD" >&2; exit 2; }
+. "$top/loadtest/lib.sh"
+BUILD=$(lt_build_dir "$BUILD" "$top") || exit 2
 OUT=${OUT:-$top/loadtest/results}
 
 # The reap-backed APR, found as tests/httpd/test_mod_reap_reap.sh finds it.
@@ -140,13 +138,6 @@ MALLOC_SO=$MR_LIBREAP_DIR/libreap-malloc.so
 BCBIN=/usr/bin/bc
 
 # ---- what can run ----------------------------------------------------------------
-
-say() { printf '%s\n' "$*"; }
-loud() {
-    say "######################################################################"
-    for l in "$@"; do say "# $l"; done
-    say "######################################################################"
-}
 
 SKIPPED=()
 HAVE_REAP=1
@@ -165,8 +156,7 @@ done
 # --pin: the server's processes on CPU 0, wrk on CPU 1.
 WRK=(wrk)
 if [ "$PIN" = 1 ]; then
-    command -v taskset >/dev/null || { echo "run.sh: --pin needs taskset (package util-linux)" >&2; exit 2; }
-    [ "$(nproc)" -ge 2 ] || { echo "run.sh: --pin needs 2 CPUs, this machine has $(nproc)" >&2; exit 2; }
+    lt_pin_check
     WRK=(taskset -c 1 wrk)
 fi
 
@@ -274,12 +264,6 @@ trap 'exit 130' INT TERM
 FAILS=$WORK/fails
 : >"$FAILS"
 
-# fail <message>: record a failed check (also from the per-run subshells).
-fail() {
-    say "FAIL: $*"
-    printf '%s\n' "$*" >>"$FAILS"
-}
-
 # urlencode <string>: every byte but [A-Za-z0-9._~-] as %XX.
 urlencode() {
     local s=$1 out= c i
@@ -375,41 +359,13 @@ EOF
 
 # ---- one run ---------------------------------------------------------------------
 
-# status_of <pids...>: S_RSS and S_HWM, summed over the processes (kB).
-status_of() {
-    local p k v rest
-    S_RSS=0 S_HWM=0
-    for p in "$@"; do
-        while read -r k v rest; do
-            case $k in
-            VmRSS:) S_RSS=$((S_RSS + v)) ;;
-            VmHWM:) S_HWM=$((S_HWM + v)) ;;
-            esac
-        done <"/proc/$p/status"
-    done 2>/dev/null
-}
-
-# proc_counters <pids...>: "user system minflt" of the processes so far:
-# CPU time in clock ticks and minor page faults (fields 14, 15 and 10 of
-# /proc/<pid>/stat, counted after the command).
-proc_counters() {
-    local p line user=0 sys=0 flt=0
-    for p in "$@"; do
-        line=$(cat "/proc/$p/stat" 2>/dev/null) || continue
-        line=${line##*) }
-        set -- $line
-        user=$((user + ${12})) sys=$((sys + ${13})) flt=$((flt + ${8}))
-    done
-    echo "$user $sys $flt"
-}
-
 # rss_sampler <stopfile> <outfile> <pids...>: the largest VmRSS seen.
 rss_sampler() {
     local stop=$1 out=$2 max=0
     shift 2
     while [ ! -e "$stop" ]; do
-        status_of "$@"
-        [ "$S_RSS" -gt "$max" ] && max=$S_RSS
+        mr_proc_mem "$@"
+        [ "$MR_RSS" -gt "$max" ] && max=$MR_RSS
         sleep 0.1
     done
     echo "$max" >"$out"
@@ -538,22 +494,22 @@ one_run() {
     export WRK_CHECK=1
     [ "$s" = static ] && [ "$QUICK" = 0 ] && WRK_CHECK=0
     # The idle child: started, one request served (mr_start's probe).
-    status_of $pids
-    idle_rss=$S_RSS
+    mr_proc_mem $pids
+    idle_rss=$MR_RSS
     "${WRK[@]}" -t "$wt" -c "$t" -d "${WARMUP}s" --timeout 30s -s "$here/scenario.lua" "$url" \
         >"$RUN/warmup.out" 2>&1
     first=$(($(wc -l <"$MR_ROOT/logs/access.log") + 1))
     rss_sampler "$RUN/stop" "$RUN/rssmax" $pids &
     sampler=$!
-    read -r user0 sys0 flt0 < <(proc_counters $pids)
+    read -r user0 sys0 flt0 < <(mr_proc_cpu $pids)
     "${WRK[@]}" -t "$wt" -c "$t" -d "$(measured_s "$s" "$t")s" --timeout 30s --latency -s "$here/scenario.lua" \
         "$url" >"$RUN/wrk.out" 2>&1
-    read -r user1 sys1 flt1 < <(proc_counters $pids)
+    read -r user1 sys1 flt1 < <(mr_proc_cpu $pids)
     touch "$RUN/stop"
     wait "$sampler"
     last=$(wc -l <"$MR_ROOT/logs/access.log")
-    status_of $pids
-    final_rss=$S_RSS hwm=$S_HWM
+    mr_proc_mem $pids
+    final_rss=$MR_RSS hwm=$MR_HWM
 
     # Probes after the measured run, so their limits (BcMemoryLimit) do
     # not show in the run's RSS peak; the crash checks below cover them.
@@ -797,10 +753,7 @@ MD=$BASE.md
 {
     echo "# wrk load test of httpd, $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo
-    echo "Machine: $(nproc) CPU(s), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1);" \
-        "$(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo);" \
-        "$(. /etc/os-release && echo "$PRETTY_NAME"); kernel $(uname -r);" \
-        "$("$MR_APACHE" -v | sed -n 's/^Server version: //p'); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1,2)."
+    lt_machine "$(wrk -v 2>&1 | head -1 | cut -d' ' -f1,2)"
     echo "Load average at the start: $LOAD_START (a shared machine: compare configurations within one run)."
     echo
     echo "Mode: $( [ "$QUICK" = 1 ] && echo quick || echo full ); $NRUNS runs in $((ELAPSED / 60)) min $((ELAPSED % 60)) s;" \
@@ -846,16 +799,10 @@ config_index() {
 # plot <png> <column> <min column> <max column> <ylabel>: one panel per
 # scenario, one line per configuration, median with min-max error bars.
 plot() {
-    local png=$1 gp=${1%.png}.gp ns cols rows s c sep q='\"' sq="'"
-    ns=$(echo $RUN_SCENARIOS | wc -w)
-    cols=$((ns < 2 ? ns : 2))
-    rows=$(((ns + 1) / 2))
+    local png=$1 gp=${1%.png}.gp s c sep q='\"' sq="'"
     xmax=$(echo $THREADS | tr ' ' '\n' | sort -n | tail -1 | awk '{ print $1 * 1.4 }')
     {
-        echo "set terminal png size $((640 * cols)),$((420 * rows)) font ',9' noenhanced"
-        echo "set output '$png'"
-        echo "set datafile separator ','"
-        echo "set multiplot layout $rows,$cols"
+        lt_gnuplot_page "$png" "$(echo $RUN_SCENARIOS | wc -w)"
         echo "set xlabel 'threads per child (= wrk connections)'; set ylabel '$5'"
         echo "set logscale x 2; set xrange [0.7:$xmax]; set xtics ($(echo $THREADS | tr ' ' ',')); set yrange [0:*]; set key top left"
         for s in $RUN_SCENARIOS; do
@@ -898,13 +845,8 @@ say "         $MD"
 [ -f "$BASE-throughput.png" ] && say "         $BASE-throughput.png $BASE-rss.png"
 [ -s "$CSV" ] && [ "$(wc -l <"$CSV")" -gt 1 ] || fail "no run produced a CSV row"
 [ -s "$MD" ] || fail "no Markdown summary"
-NFAIL=$(wc -l <"$FAILS")
 [ ${#SKIPPED[@]} -eq 0 ] || loud "SKIPPED:" "${SKIPPED[@]}"
-if [ "$NFAIL" -gt 0 ]; then
-    say "$NFAIL check(s) FAILED:"
-    sed 's/^/  /' "$FAILS"
-    exit 1
-fi
+lt_exit_if_failed
 say "all checks passed (no crash, no unexpected status, every body right)"
 [ ${#SKIPPED[@]} -eq 0 ] || exit 77
 exit 0

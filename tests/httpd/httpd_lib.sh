@@ -2,9 +2,10 @@
 # Copyright 2026 The reap project authors (see NOTICE).
 # httpd_lib.sh - sourced by the tests and load tests that need a real
 # server: starts Debian's apache2 on a temporary ServerRoot (loopback, a free
-# port, worker MPM, mod_status), sends requests, reads its logs, and always
-# stops it again: mr_start hands mr_stop to cleanup.sh's registry, whose one
-# trap (EXIT, INT, TERM) also runs the cleanups of the sourcing script.
+# port, worker or event MPM, mod_status), sends requests, reads its logs,
+# and always stops it again: mr_start hands mr_stop to cleanup.sh's
+# registry, whose one trap (EXIT, INT, TERM) also runs the cleanups of the
+# sourcing script.
 #
 # The caller sets, before sourcing:
 #   MR_BUILDDIR  the top build directory (the modules live under it, see
@@ -16,6 +17,7 @@
 #                and locations) [mr_site_reap_test: mod_reap and its test
 #                module]; MR_NEED, the files that part needs
 #   MR_SERVERS, MR_THREADS   child processes and threads per child [2, 4]
+#   MR_MPM       the MPM, worker or event [worker]
 #   MR_PRELOAD   a library for LD_PRELOAD in the server [none]
 #   MR_WAIT_TRIES  tenths of a second to wait for the server to answer [100]
 #   MR_ROOT_DIR  the ServerRoot to use (made empty first) [a new temporary
@@ -52,6 +54,7 @@ MR_SITE=${MR_SITE:-mr_site_reap_test}
 MR_NEED=${MR_NEED:-"$MR_MOD_REAP $MR_MOD_TEST"}
 MR_SERVERS=${MR_SERVERS:-2}
 MR_THREADS=${MR_THREADS:-4}
+MR_MPM=${MR_MPM:-worker}
 MR_PRELOAD=${MR_PRELOAD:-}
 MR_FAILED=0
 MR_SENT=0
@@ -93,7 +96,7 @@ Listen 127.0.0.1:$MR_PORT
 PidFile "$MR_ROOT/run/httpd.pid"
 DefaultRuntimeDir "$MR_ROOT/run"
 Mutex file:$MR_ROOT/run default
-LoadModule mpm_worker_module $MR_MODDIR/mod_mpm_worker.so
+LoadModule mpm_${MR_MPM}_module $MR_MODDIR/mod_mpm_$MR_MPM.so
 LoadModule authn_core_module $MR_MODDIR/mod_authn_core.so
 LoadModule authz_core_module $MR_MODDIR/mod_authz_core.so
 LoadModule mime_module $MR_MODDIR/mod_mime.so
@@ -338,6 +341,35 @@ mr_peak_of() {
 mr_children() {
     [ -f "$MR_ROOT/run/httpd.pid" ] || return 0
     pgrep -P "$(cat "$MR_ROOT/run/httpd.pid")" | sort | tr '\n' ' '
+}
+
+# mr_proc_mem <pids...>: MR_RSS and MR_HWM, the processes' VmRSS and VmHWM
+# summed (kB); a process that is gone counts 0.
+mr_proc_mem() {
+    MR_RSS=0 MR_HWM=0
+    for mr_p in "$@"; do
+        while read -r mr_k mr_v _; do
+            case $mr_k in
+            VmRSS:) MR_RSS=$((MR_RSS + mr_v)) ;;
+            VmHWM:) MR_HWM=$((MR_HWM + mr_v)) ;;
+            esac
+        done <"/proc/$mr_p/status"
+    done 2>/dev/null
+}
+
+# mr_proc_cpu <pids...>: prints "user system minflt" of the processes so
+# far: CPU time in clock ticks and minor page faults (fields 14, 15 and 10
+# of /proc/<pid>/stat, counted after the command).
+mr_proc_cpu() {
+    mr_u=0 mr_s=0 mr_f=0
+    for mr_p in "$@"; do
+        mr_line=$(cat "/proc/$mr_p/stat" 2>/dev/null) || continue
+        mr_line=${mr_line##*) }
+        # shellcheck disable=SC2086 # the fields, split on purpose
+        set -- $mr_line
+        mr_u=$((mr_u + ${12})) mr_s=$((mr_s + ${13})) mr_f=$((mr_f + ${8}))
+    done
+    echo "$mr_u $mr_s $mr_f"
 }
 
 # The libapr-1 a running child has mapped.
