@@ -83,9 +83,9 @@ CONFIGS="stock reap" PROTOCOLS="h2c tls" MAXMEMFREE="default 128"
 # every worker of a child is busy, the event MPM closes that child's idle
 # keep-alive connections ("All workers are busy or dying, will shutdown N
 # keep-alive connections"), h2 ones too, and h2load counts their pending
-# requests as failed: 261 to 3,664 of 20,000 a burst with httpd's default
-# of 25 threads, and once in 60 bursts with 64.  One child may accept all
-# of h2load's C connections, so each has C + 32 threads.
+# requests as failed: up to 4,551 of 20,000 a burst with httpd's default
+# of 25 threads, and in one burst of about 190 with 64.  One child may
+# accept all of h2load's C connections, so each has C + 32 threads.
 SERVERS=3 THREADS=
 
 usage() {
