@@ -32,7 +32,7 @@ HTTPD_TESTS += loadtest/wrk/quick-test.sh loadtest/wrk/profile-check.sh
 endif
 clean-local: clean-loadtest-wrk
 clean-loadtest-wrk:
-	rm -rf loadtest/wrk-check loadtest/profile-check apr-stock-sym loadtest/h2-check
+	rm -rf loadtest/wrk-check loadtest/profile-check apr-stock-sym apr-stock-malloc loadtest/h2-check
 .PHONY: clean-loadtest-wrk
 
 # loadtest/h2: the HTTP/2 scenario (issue 25): apache2 with mod_http2 under

@@ -20,6 +20,9 @@
 #                   stock-sym  stock APR built with symbols from the same
 #                              source (loadtest/wrk/stock-apr-sym.sh), for
 #                              --perf record: Debian's library is stripped
+#                   stock-malloc  the same without Debian's
+#                              --enable-allocator-uses-mmap: memnodes from
+#                              malloc, as APR builds by default
 #   protocols       h2c        HTTP/2 over cleartext (prior knowledge)
 #                   tls        HTTP/2 over TLS (ALPN h2)
 #   MaxMemFree      default    no directive: httpd's default, 2048 KB
@@ -80,9 +83,9 @@ CONFIGS="stock reap" PROTOCOLS="h2c tls" MAXMEMFREE="default 128"
 # every worker of a child is busy, the event MPM closes that child's idle
 # keep-alive connections ("All workers are busy or dying, will shutdown N
 # keep-alive connections"), h2 ones too, and h2load counts their pending
-# requests as failed: 261 to 3,664 of 20,000 a burst with httpd's default
-# of 25 threads, and once in 60 bursts with 64.  One child may accept all
-# of h2load's C connections, so each has C + 32 threads.
+# requests as failed: up to 4,551 of 20,000 a burst with httpd's default
+# of 25 threads, and in one burst of about 190 with 64.  One child may
+# accept all of h2load's C connections, so each has C + 32 threads.
 SERVERS=3 THREADS=
 
 usage() {
@@ -175,11 +178,12 @@ config_set() {
     stock) C_APR= ;;
     reap) C_APR=$REAP_APR_LIB ;;
     stock-sym) C_APR=$BUILD/apr-stock-sym/install/lib ;;
+    stock-malloc) C_APR=$BUILD/apr-stock-malloc/install/lib ;;
     *) return 1 ;;
     esac
 }
 for c in $CONFIGS; do
-    config_set "$c" || { echo "run.sh: unknown configuration $c (stock, reap, stock-sym)" >&2; exit 2; }
+    config_set "$c" || { echo "run.sh: unknown configuration $c (stock, reap, stock-sym, stock-malloc)" >&2; exit 2; }
     case $c in
     reap)
         nm -D "$REAP_APR_LIB/libapr-1.so.0" 2>/dev/null | grep -q ' T apr_pfree$' || {
@@ -188,6 +192,8 @@ for c in $CONFIGS; do
         } ;;
     stock-sym)
         "$top/loadtest/wrk/stock-apr-sym.sh" "$BUILD" >/dev/null || exit 1 ;;
+    stock-malloc)
+        "$top/loadtest/wrk/stock-apr-sym.sh" "$BUILD" malloc >/dev/null || exit 1 ;;
     esac
 done
 
@@ -344,9 +350,10 @@ perf_report() {
         echo "# perf report --no-children --sort dso,sym --stdio -g none"
         perf report -i "$RUN/perf.data" --no-children --sort dso,sym --stdio -g none 2>/dev/null |
             grep -v '^#' | grep -v '^$' | head -40
-        echo "# the kernel's entry points, with what they call (perf report --children --sort sym)"
+        echo "# where the kernel's time went, with what it calls (perf report --children --sort sym):"
+        echo "# munmap, mmap, madvise, futex, page faults, TLB shootdowns, mmap_lock waits"
         perf report -i "$RUN/perf.data" --children --sort sym --stdio -g none 2>/dev/null |
-            grep -E '\] (__x64_sys_(munmap|mmap|madvise|futex|writev|read)|asm_exc_page_fault|asm_sysvec_call_function)$'
+            grep -E '\] (__vm_munmap|vm_mmap_pgoff|__x64_sys_madvise|__x64_sys_futex|asm_exc_page_fault|flush_tlb_mm_range|rwsem_down_write_slowpath)$'
     } >"$rep"
     [ "$(wc -l <"$rep")" -gt 5 ] || fail "$RUN_ID: perf report is empty: $(head -3 "$RUN/perf.log")"
 }

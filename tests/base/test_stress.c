@@ -211,7 +211,11 @@ static void test_producer_consumer(void **state)
                      2 * (rp_hd_opt.tcache_bytes * rp_hd_sc.n + rp_hd_opt.tcache_grow +
                           rp_hd_opt.outbox_bytes) +
                      rp_hd_opt.retain_bytes + rp_hd_opt.large_cache + (1u << 20);
-    assert_true(after.peak_held - before.held <= bound);
+    /* peak_held is the process's: an earlier test's peak may stand above
+     * this one's start (its threads gave their memory back on exit), so
+     * only a peak this test raised is held to the bound. */
+    assert_true(after.peak_held <= before.peak_held || after.peak_held - before.held <= bound);
+    assert_true(after.held <= before.held || after.held - before.held <= bound);
 }
 
 /* fork() while other threads allocate and free: the child (one thread)
