@@ -25,9 +25,11 @@ mr_site_idle() {
 }
 MR_SITE=mr_site_idle
 
-# The resident set of the server's one child, in KiB.
+# The resident set of the server's one child, in KiB (httpd_lib's mr_proc_mem).
 child_rss() {
-    awk '/^VmRSS:/ { print $2 }' "/proc/$(mr_children | tr -d ' ')/status"
+    # shellcheck disable=SC2046 # the child's pid, split on purpose
+    mr_proc_mem $(mr_children)
+    echo "$MR_RSS"
 }
 
 # hog_then_idle <ReapIdleRelease>: start a server, have one request
