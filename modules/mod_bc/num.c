@@ -34,6 +34,11 @@ bc_num *bc_num_new(bc_ctx *c, size_t cap)
         bc_fail(c, BC_ERR_NOMEM, "number too large");
     if (cap == 0)
         cap = 1;
+    /* Work on a number costs about its length: count 64 limbs as one step
+     * of exec_loop()'s clock, so a loop over huge numbers reads the clock
+     * every few milliseconds, not every 1024 iterations. */
+    size_t steps = cap >> 6;
+    c->tick = steps >= 1024 || c->tick + steps >= 1024 ? 1024 : c->tick + (unsigned)steps;
     bc_num *n = bc_alloc(c, sizeof *n + cap * sizeof(bc_limb));
     n->refs = 1;
     n->len = 0;
