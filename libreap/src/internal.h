@@ -127,8 +127,8 @@ RP_LIST(rp_large_list, rp_large_t, next, prev) /* from r->large */
 /* ---- the heap ------------------------------------------------------------ */
 
 /* Bins: 64 exact bins for block sizes below 1 KiB (index size/16), then 64
- * ranged bins, four per power of two from 1 KiB up, kept sorted by size so
- * the first fit in a bin is its best fit.  bin[i] is NULL or the first block;
+ * ranged bins, four per power of two from 1 KiB up, in no order (leaheap.c
+ * takes the best fit of a bin's first few).  bin[i] is NULL or the first block;
  * bit i of map is set iff bin[i] is not empty.  quick[i] is a LIFO list,
  * linked through fd, of quick blocks of size i*16. */
 #define RP_NBINS 128

@@ -4,10 +4,17 @@
  * leaheap.c - a reap's heap: Lea-style bins of free blocks.
  *
  * After its first free a reap keeps freed blocks here, in the manner of
- * dlmalloc 2.7: exact bins below 1 KiB, ranged bins above kept sorted so the
- * first fit is the best fit, a bitmap of non-empty bins to find the next
- * larger one, splitting of larger blocks and immediate coalescing with both
- * neighbours through the boundary tags (see internal.h for the layout).
+ * dlmalloc 2.7: exact bins below 1 KiB, ranged bins above, a bitmap of
+ * non-empty bins to find the next larger one, splitting of larger blocks
+ * and immediate coalescing with both neighbours through the boundary tags
+ * (see internal.h for the layout).  A ranged bin is not kept sorted (a
+ * sorted insert walks the bin, and a request pool that frees thousands of
+ * kilobyte blocks made every free quadratic): a free pushes the block,
+ * and allocation takes the best fit among the first RP_FIT_SCAN blocks of
+ * the bin (the best fit when the bin holds no more), else the smallest of
+ * the first few of the next non-empty bin, and reads the whole bin only
+ * when no larger block exists, so a reap never takes new memory while a
+ * block that fits is free.
  * Small frees first wait on per-size quick lists, still marked in use, as
  * dlmalloc 2.7's fastbins do: reusing a block of the same size is then a
  * list pop, and they are coalesced in one pass (rp_heap_consolidate) when
@@ -55,11 +62,7 @@ void rp_heap_insert(reap_t *r, rp_block_t *b, size_t size)
     RP_ASSERT(rp_at(b, size)->prev_foot == size && !(rp_at(b, size)->head & RP_PINUSE));
     rp_heap_t *h = r->heap;
     unsigned i = rp_bin_index(size);
-    rp_block_t *prev = NULL, *next = h->bin[i];
-    if (i >= RP_NSMALL) /* ranged bins stay sorted by size */
-        while (next && rp_bsize(next) < size)
-            prev = next, next = next->fd;
-    rp_bin_list_insert(&h->bin[i], prev, b);
+    rp_bin_list_insert(&h->bin[i], NULL, b);
     map_set(h, i);
     r->heap_free_bytes += size;
 }
@@ -131,6 +134,24 @@ static void make_dv(reap_t *r, rp_block_t *b, size_t size)
     r->heap_free_bytes += size;
 }
 
+/* The best fit for csz among the first `scan` blocks of a ranged bin, or
+ * NULL when none of them is large enough. */
+#define RP_FIT_SCAN 16
+static rp_block_t *best_of(rp_block_t *b, size_t csz, size_t scan)
+{
+    rp_block_t *best = NULL;
+    size_t best_size = SIZE_MAX;
+    for (size_t n = 0; b && n < scan; b = b->fd, n++) {
+        size_t sz = rp_bsize(b);
+        if (sz >= csz && sz < best_size) {
+            best = b, best_size = sz;
+            if (sz == csz)
+                break;
+        }
+    }
+    return best;
+}
+
 rp_block_t *rp_heap_alloc(reap_t *r, size_t csz)
 {
     rp_heap_t *h = r->heap;
@@ -142,15 +163,15 @@ rp_block_t *rp_heap_alloc(reap_t *r, size_t csz)
         if (!h->bin[i] && r->dv_size >= csz)
             return take_dv(r, csz);
     }
-    rp_block_t *b = h->bin[i];
-    if (i >= RP_NSMALL)
-        while (b && rp_bsize(b) < csz)
-            b = b->fd;
+    rp_block_t *b = i < RP_NSMALL ? h->bin[i] : best_of(h->bin[i], csz, RP_FIT_SCAN);
     if (!b) {
         unsigned j = map_next(h, i + 1);
-        if (j == RP_NBINS)
+        if (j < RP_NBINS) /* every block of a larger bin fits: the smallest seen */
+            b = j < RP_NSMALL ? h->bin[j] : best_of(h->bin[j], csz, RP_FIT_SCAN);
+        else if (i >= RP_NSMALL) /* nothing larger: the whole bin, before new memory */
+            b = best_of(h->bin[i], csz, SIZE_MAX);
+        if (!b)
             return r->dv_size >= csz ? take_dv(r, csz) : NULL;
-        b = h->bin[j]; /* the smallest block of a larger bin fits */
     }
     size_t size = rp_bsize(b);
     rp_heap_unlink(r, b, size);

@@ -139,6 +139,32 @@ static void ranged_bins_give_the_best_fit(void **state)
     reap_destroy(r);
 }
 
+/* A ranged bin is read only a few blocks deep while a larger block can
+ * serve, but before the reap takes new memory it is read whole: a fitting
+ * block at the bottom of a long bin is found. */
+static void a_long_bin_is_read_whole_before_new_memory(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    enum { SMALLER = 40 }; /* more than any bounded scan of a bin */
+    char *fits = reap_malloc(r, 1256), *small[SMALLER]; /* a block of 1264 */
+    assert_non_null(reap_malloc(r, 8));
+    for (int i = 0; i < SMALLER; i++) {
+        small[i] = reap_malloc(r, 1100); /* 1120: the same bin, [1024, 1280) */
+        assert_non_null(reap_malloc(r, 8));
+    }
+    reap_free(r, fits); /* first, so the 40 smaller ones end up above it */
+    for (int i = 0; i < SMALLER; i++)
+        reap_free(r, small[i]);
+    reap_stats_t before, after;
+    reap_get_stats(r, &before);
+    assert_ptr_equal(reap_malloc(r, 1250), fits);
+    reap_get_stats(r, &after);
+    assert_int_equal(after.footprint, before.footprint);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
 static void larger_blocks_split_and_keep_the_rest(void **state)
 {
     (void)state;
@@ -243,6 +269,7 @@ int main(void)
         cmocka_unit_test_setup(three_adjacent_frees_serve_one_large_request, immediate),
         cmocka_unit_test_setup(free_next_to_frontier_goes_back, immediate),
         cmocka_unit_test_setup(ranged_bins_give_the_best_fit, immediate),
+        cmocka_unit_test_setup(a_long_bin_is_read_whole_before_new_memory, immediate),
         cmocka_unit_test_setup(larger_blocks_split_and_keep_the_rest, immediate),
         cmocka_unit_test_setup(exact_bins_are_lifo, immediate),
         cmocka_unit_test_setup(quick_blocks_are_reused_first_and_lifo, with_quick_lists),
