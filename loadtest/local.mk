@@ -5,8 +5,11 @@
 if HAVE_APR
 noinst_PROGRAMS += loadtest/reapbench
 loadtest_reapbench_SOURCES = loadtest/reapbench.c
-loadtest_reapbench_CFLAGS = $(AM_CFLAGS) $(APR_CFLAGS) -O2
-loadtest_reapbench_LDADD = libreap/libreap.la $(APR_LIBS)
+loadtest_reapbench_CFLAGS = $(AM_CFLAGS) $(APR_CFLAGS) $(TALLOC_CFLAGS) -O2
+loadtest_reapbench_LDADD = libreap/libreap.la $(APR_LIBS) $(TALLOC_LIBS) -ldl
+if HAVE_TALLOC
+loadtest_reapbench_CFLAGS += -DREAPBENCH_TALLOC=1
+endif
 endif
 
 include loadtest/mt/local.mk

@@ -3,14 +3,23 @@
 /*
  * reapbench.c - reaps against Debian's APR pools and against malloc/free.
  *
- * Three workloads, each run by several allocators in one process:
+ * Five workloads, each run by several allocators in one process:
  *   batch     batches of 10,000 random 16-256 byte objects, then clear (for
  *             malloc: free every object of the batch);
  *   halffree  the same, but after each allocation, with probability 1/2, a
  *             random live object of the batch is freed (APR cannot free:
  *             its row shows what the frees would have saved);
+ *   mixed     batches of 10,000 objects of 16 B to 4 KiB (as many of each
+ *             power of two), all freed in a random order, then clear;
  *   request   a child pool/reap per "request": 200 allocations of mixed
- *             sizes (mostly small, a few up to 16 KiB), then destroy.
+ *             sizes (mostly small, a few up to 16 KiB), then destroy;
+ *   reuse     one long-lived arena holding 10,000 objects of 16-256 bytes;
+ *             each round frees a random half and allocates them again.
+ * The allocators: Debian's APR pools, reaps, malloc/free, and the arenas
+ * that can also free one object: mimalloc's first-class heaps
+ * (mi_heap_new/mi_heap_destroy, found with dlopen, so the rows are there
+ * when libmimalloc.so.2 is installed) and talloc (when built with
+ * libtalloc-dev).
  * Each case runs in a forked child, so its peak RSS (minus that of an idle
  * child) is its footprint, measured the same way for every allocator; the
  * cases alternate and repeat, and the medians are printed.  The sizes and
@@ -18,11 +27,15 @@
  * same sequence and no random number generation is timed.
  *
  * Usage: reapbench [--reps N] [--scale F] [--csv FILE] [--label NAME]
+ *                  [--only WORKLOAD[/ALLOCATOR]]
+ * --only runs the matching rows only (for a profiler: `perf record
+ * reapbench --only mixed/reap`).
  * Put another malloc under the "malloc" rows with LD_PRELOAD; --label names
  * it in the output.  Numbers are ns per allocation, frees and clears
  * included.  This is a benchmark: it asserts nothing.
  */
 #include <apr_general.h>
+#include <dlfcn.h>
 #include <apr_pools.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,6 +48,10 @@
 #include <unistd.h>
 
 #include "reap.h"
+
+#if REAPBENCH_TALLOC
+#include <talloc.h>
+#endif
 
 #define BATCH 10000
 #define REQUEST_ALLOCS 200
@@ -49,6 +66,8 @@ static struct {
     uint8_t *coin;      /* halffree: free something after this allocation? */
     uint32_t *pick;     /* halffree: which live object */
     uint16_t *rsize;    /* request sizes */
+    uint16_t *msize;    /* mixed sizes, 16..4096 */
+    uint32_t *order;    /* mixed: the order a batch dies in (a permutation) */
 } w;
 
 static uint64_t rng = 0x2002;
@@ -80,6 +99,8 @@ static void draw(double scale)
     w.coin = malloc(w.nallocs);
     w.pick = malloc(w.nallocs * sizeof *w.pick);
     w.rsize = malloc(REQUEST_ALLOCS * sizeof *w.rsize * 64);
+    w.msize = malloc(w.nallocs * sizeof *w.msize);
+    w.order = malloc(BATCH * sizeof *w.order);
     for (size_t i = 0; i < w.nallocs; i++) {
         w.size[i] = (uint16_t)(16 + next_rand() % 241);
         w.coin[i] = next_rand() & 1;
@@ -87,6 +108,17 @@ static void draw(double scale)
     }
     for (size_t i = 0; i < REQUEST_ALLOCS * 64; i++)
         w.rsize[i] = (uint16_t)request_size();
+    for (size_t i = 0; i < w.nallocs; i++) { /* 2^4..2^12, log-uniform */
+        unsigned lg = 4 + next_rand() % 8;
+        w.msize[i] = (uint16_t)((1u << lg) + next_rand() % (1u << lg) + 1);
+    }
+    for (uint32_t i = 0; i < BATCH; i++)
+        w.order[i] = i;
+    for (uint32_t i = BATCH - 1; i > 0; i--) { /* Fisher-Yates */
+        uint32_t j = next_rand() % (i + 1), t = w.order[i];
+        w.order[i] = w.order[j];
+        w.order[j] = t;
+    }
 }
 
 /* Touch what every case reads, so an idle child's RSS is a fair baseline. */
@@ -98,6 +130,10 @@ static void touch_workload(void)
         s += w.size[i] + w.coin[i] + w.pick[i];
     for (size_t i = 0; i < REQUEST_ALLOCS * 64; i++)
         s += w.rsize[i];
+    for (size_t i = 0; i < w.nallocs; i++)
+        s += w.msize[i];
+    for (size_t i = 0; i < BATCH; i++)
+        s += w.order[i];
     sink = s;
 }
 
@@ -137,12 +173,81 @@ static void mal_clr(void *c, void **l, size_t n)
         free(l[i]);
 }
 
+/* mimalloc's heaps through dlopen: libmimalloc.so.2 defines malloc too,
+ * and linking it would put it under the malloc rows.  A heap cannot be
+ * cleared, so the context holds the heap and clear makes a new one. */
+static struct {
+    void *(*heap_new)(void);
+    void (*heap_destroy)(void *heap);
+    void *(*heap_malloc)(void *heap, size_t n);
+    void (*free)(void *p);
+} mi;
+
+static bool mi_load(void)
+{
+    void *h = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return false;
+    *(void **)&mi.heap_new = dlsym(h, "mi_heap_new");
+    *(void **)&mi.heap_destroy = dlsym(h, "mi_heap_destroy");
+    *(void **)&mi.heap_malloc = dlsym(h, "mi_heap_malloc");
+    *(void **)&mi.free = dlsym(h, "mi_free");
+    return mi.heap_new && mi.heap_destroy && mi.heap_malloc && mi.free;
+}
+
+/* Two levels, as the workloads nest (a connection and its request); heaps
+ * do not nest, so a request's heap stands alone. */
+typedef struct mi_ctx {
+    void *heap;
+} mi_ctx;
+static mi_ctx mi_slot[2];
+static void *mih_new(void *parent)
+{
+    mi_ctx *c = &mi_slot[parent != NULL];
+    c->heap = mi.heap_new();
+    return c;
+}
+static void *mih_alloc(void *c, size_t n) { return mi.heap_malloc(((mi_ctx *)c)->heap, n); }
+static void mih_del(void *c, void *p) { (void)c, mi.free(p); }
+static void mih_clr(void *c, void **l, size_t n)
+{
+    (void)l, (void)n;
+    mi.heap_destroy(((mi_ctx *)c)->heap);
+    ((mi_ctx *)c)->heap = mi.heap_new();
+}
+static void mih_dst(void *c, void **l, size_t n)
+{
+    (void)l, (void)n;
+    mi.heap_destroy(((mi_ctx *)c)->heap);
+}
+
+#if REAPBENCH_TALLOC
+static void *tal_new(void *parent) { return talloc_new(parent); }
+static void *tal_alloc(void *c, size_t n) { return talloc_size(c, n); }
+static void tal_del(void *c, void *p) { (void)c, talloc_free(p); }
+static void tal_clr(void *c, void **l, size_t n) { (void)l, (void)n, talloc_free_children(c); }
+static void tal_dst(void *c, void **l, size_t n) { (void)l, (void)n, talloc_free(c); }
+#endif
+
 static const side_t sides[] = {
     {"apr-pool", apr_new, apr_alloc, NULL, apr_clr, apr_dst},
     {"reap", reap_new, reap_alloc, reap_del, reap_clr, reap_dst},
     {"malloc", mal_new, mal_alloc, mal_del, mal_clr, mal_clr},
+    {"mi-heap", mih_new, mih_alloc, mih_del, mih_clr, mih_dst},
+#if REAPBENCH_TALLOC
+    {"talloc", tal_new, tal_alloc, tal_del, tal_clr, tal_dst},
+#endif
 };
-enum { APR, REAP, MALLOC, NSIDES };
+enum { APR, REAP, MALLOC, MIHEAP, TALLOC };
+#define NSIDES (sizeof sides / sizeof sides[0])
+static bool have_mimalloc;
+
+/* Whether this build and this machine have the case's allocator. */
+static bool side_ok(int side)
+{
+    return (size_t)side < NSIDES && (side != MIHEAP || have_mimalloc);
+}
+
 
 /* ---- the workloads --------------------------------------------------------------- */
 
@@ -170,11 +275,59 @@ static void run_batches(const side_t *s, bool frees)
     s->destroy(ctx, live, 0);
 }
 
+/* mixed: every object of a batch dies, in the drawn random order. */
+static void run_mixed(const side_t *s, bool frees)
+{
+    void *ctx = s->create(NULL);
+    for (size_t base = 0; base < w.nallocs; base += BATCH) {
+        for (size_t i = 0; i < BATCH; i++) {
+            char *p = s->alloc(ctx, w.msize[base + i]);
+            p[0] = 1;
+            live[i] = p;
+        }
+        if (frees)
+            for (size_t i = 0; i < BATCH; i++)
+                s->free(ctx, live[w.order[i]]);
+        s->clear(ctx, live, frees ? 0 : BATCH);
+    }
+    s->destroy(ctx, live, 0);
+}
+
+/* reuse: BATCH objects live in one arena for the whole run; each round
+ * frees the objects its coins pick (about half), then allocates them
+ * again with new sizes: w.nallocs allocations in all, as batch makes. */
+static void run_reuse(const side_t *s, bool frees)
+{
+    (void)frees;
+    void *ctx = s->create(NULL);
+    size_t done = 0;
+    for (; done < BATCH; done++) {
+        live[done] = s->alloc(ctx, w.size[done]);
+        ((char *)live[done])[0] = 1;
+    }
+    for (size_t base = BATCH; done < w.nallocs; base = (base + BATCH) % w.nallocs) {
+        size_t end = 0; /* the last round stops early: done ends at w.nallocs */
+        for (size_t n = done; end < BATCH && n < w.nallocs; end++)
+            n += w.coin[base + end];
+        for (size_t k = 0; k < end; k++)
+            if (w.coin[base + k])
+                s->free(ctx, live[k]);
+        for (size_t k = 0; k < end; k++)
+            if (w.coin[base + k]) {
+                live[k] = s->alloc(ctx, w.size[base + k]);
+                ((char *)live[k])[0] = 1;
+                done++;
+            }
+    }
+    s->clear(ctx, live, BATCH);
+    s->destroy(ctx, live, 0);
+}
+
 static void run_requests(const side_t *s, bool frees)
 {
     void *conn = s->create(NULL);
     for (size_t r = 0; r < w.nrequests; r++) {
-        void *req = s->create(s == &sides[MALLOC] ? NULL : conn);
+        void *req = s->create(conn);
         const uint16_t *sz = &w.rsize[(r % 64) * REQUEST_ALLOCS];
         size_t nlive = 0;
         for (size_t i = 0; i < REQUEST_ALLOCS; i++) {
@@ -204,15 +357,45 @@ static const bcase_t cases[] = {
     {"batch", "apr-pool", APR, false, "apr_palloc + apr_pool_clear"},
     {"batch", "reap", REAP, false, "region mode: reap_malloc + reap_clear"},
     {"batch", "malloc", MALLOC, false, "malloc, then free the batch"},
+    {"batch", "mi-heap", MIHEAP, false, "mi_heap_malloc, then mi_heap_destroy"},
+    {"batch", "talloc", TALLOC, false, "talloc_size, then talloc_free_children"},
     {"halffree", "apr-pool", APR, true, "apr_palloc; frees ignored (stock APR cannot free)"},
     {"halffree", "reap", REAP, true, "reap_malloc, half freed as it goes, reap_clear"},
     {"halffree", "malloc", MALLOC, true, "malloc, half freed as it goes, free the rest"},
+    {"halffree", "mi-heap", MIHEAP, true, "mi_heap_malloc, half mi_free'd, mi_heap_destroy"},
+    {"halffree", "talloc", TALLOC, true, "talloc_size, half talloc_free'd, free the children"},
+    {"mixed", "apr-pool", APR, false, "apr_palloc 16 B-4 KiB; no frees, apr_pool_clear"},
+    {"mixed", "reap", REAP, true, "reap_malloc 16 B-4 KiB, all freed in random order"},
+    {"mixed", "malloc", MALLOC, true, "malloc 16 B-4 KiB, all freed in random order"},
+    {"mixed", "mi-heap", MIHEAP, true, "mi_heap_malloc 16 B-4 KiB, all mi_free'd in random order"},
+    {"mixed", "talloc", TALLOC, true, "talloc_size 16 B-4 KiB, all talloc_free'd in random order"},
     {"request", "apr-pool", APR, false, "subpool, 200 apr_palloc, destroy"},
     {"request", "reap", REAP, false, "child reap, 200 reap_malloc, destroy"},
     {"request", "reap-free", REAP, true, "child reap, 200 allocations, half freed, destroy"},
     {"request", "malloc", MALLOC, true, "200 malloc, half freed as it goes, free the rest"},
+    {"request", "mi-heap", MIHEAP, true, "a heap, 200 allocations, half mi_free'd, mi_heap_destroy"},
+    {"request", "talloc", TALLOC, true, "talloc child, 200 allocations, half freed, talloc_free"},
+    {"reuse", "reap", REAP, true, "one reap, 10,000 live; rounds free half, allocate again"},
+    {"reuse", "malloc", MALLOC, true, "the same with malloc/free"},
+    {"reuse", "mi-heap", MIHEAP, true, "the same in one mimalloc heap"},
+    {"reuse", "talloc", TALLOC, true, "the same under one talloc context"},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
+
+/* --only: "workload" or "workload/allocator" (the allocator as the rows
+ * name it, "malloc" for the malloc rows). */
+static const char *only;
+static bool case_ok(const bcase_t *c)
+{
+    if (!side_ok(c->side))
+        return false;
+    if (!only)
+        return true;
+    size_t n = strlen(c->workload);
+    if (strncmp(only, c->workload, n) != 0)
+        return false;
+    return only[n] == '\0' || (only[n] == '/' && strcmp(only + n + 1, c->name) == 0);
+}
 
 static size_t ops_of(const bcase_t *c)
 {
@@ -224,6 +407,10 @@ static void run_case(const bcase_t *c)
     const side_t *s = &sides[c->side];
     if (strcmp(c->workload, "request") == 0)
         run_requests(s, c->frees);
+    else if (strcmp(c->workload, "mixed") == 0)
+        run_mixed(s, c->frees);
+    else if (strcmp(c->workload, "reuse") == 0)
+        run_reuse(s, c->frees);
     else
         run_batches(s, c->frees);
 }
@@ -292,7 +479,7 @@ static double median(double *v, int n)
 static void reap_ratio(const bcase_t *c, double *ratio, double *block_ratio)
 {
     *ratio = *block_ratio = 0;
-    if (c->side != REAP || strcmp(c->workload, "request") == 0)
+    if (c->side != REAP || (strcmp(c->workload, "batch") != 0 && strcmp(c->workload, "halffree") != 0))
         return;
     reap_t *r = reap_create(NULL);
     uint64_t live_req = 0, peak_req = 0, peak_fp = 0, peak_blocks = 0;
@@ -342,8 +529,11 @@ int main(int argc, char **argv)
             csv = argv[++i];
         else if (!strcmp(argv[i], "--label") && i + 1 < argc)
             label = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--reps N] [--scale F] [--csv FILE] [--label NAME]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--reps N] [--scale F] [--csv FILE] [--label NAME]"
+                            " [--only WORKLOAD[/ALLOCATOR]]\n", argv[0]);
             return 2;
         }
     }
@@ -354,11 +544,19 @@ int main(int argc, char **argv)
     apr_initialize();
     draw(scale);
     live = malloc(BATCH * sizeof *live);
+    have_mimalloc = mi_load();
+    if (!have_mimalloc)
+        fprintf(stderr, "reapbench: no libmimalloc.so.2 (package libmimalloc2.0): no mi-heap rows\n");
+#if !REAPBENCH_TALLOC
+    fprintf(stderr, "reapbench: built without talloc (package libtalloc-dev): no talloc rows\n");
+#endif
 
     double ns[NCASES][MAX_REPS], rss[NCASES][MAX_REPS], idle[MAX_REPS];
     for (int rep = 0; rep < reps; rep++) { /* alternate: every case once per round */
         idle[rep] = (double)in_child(NULL).rss_kb;
         for (size_t c = 0; c < NCASES; c++) {
+            if (!case_ok(&cases[c]))
+                continue;
             result_t r = in_child(&cases[c]);
             ns[c][rep] = r.ns;
             rss[c][rep] = (double)r.rss_kb;
@@ -379,6 +577,8 @@ int main(int argc, char **argv)
     printf("%-9s %-9s %9s %17s %12s %13s  %s\n", "workload", "allocator", "ns/alloc", "(min-max)",
            "peak RSS KiB", "fp/live(blk)", "what");
     for (size_t c = 0; c < NCASES; c++) {
+        if (!case_ok(&cases[c]))
+            continue;
         double t = median(ns[c], reps), lo = ns[c][0], hi = ns[c][reps - 1];
         double kb = median(rss[c], reps) - idle_kb, ratio, block_ratio;
         reap_ratio(&cases[c], &ratio, &block_ratio);
@@ -397,7 +597,7 @@ int main(int argc, char **argv)
     }
     if (out)
         fclose(out);
-    printf("(%zu allocations per batch run, %zu per request run; medians of %d alternating rounds;"
+    printf("(%zu allocations per batch, mixed and reuse run, %zu per request run; medians of %d alternating rounds;"
            " RSS net of an idle child's %.0f KiB)\n",
            w.nallocs, w.nrequests * REQUEST_ALLOCS, reps, idle_kb);
     return 0;

@@ -7,8 +7,10 @@
 # turns over ROUNDS rounds (glibc, jemalloc, tcmalloc, mimalloc, glibc, ...)
 # so drift on a shared machine shows as spread, not as a difference.  The
 # APR and reap rows appear in every process: compare a malloc with the
-# reap rows of its own run.  Writes loadtest/results/reapbench-*.csv and a
-# summary table of medians.
+# reap rows of its own run.  Writes loadtest/results/reapbench-*.csv, a
+# summary table of medians and the ratios the project's goals are stated
+# in (reap ÷ the best malloc, ÷ mimalloc's heaps, ÷ talloc, region mode ÷
+# APR's pools; issue 28), each over the medians of every process's rows.
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
@@ -51,10 +53,10 @@ for f in sorted(glob.glob(f"{out}/reapbench-round-*.csv")):
     for row in csv.DictReader(open(f)):
         key = (row["workload"], row["allocator"], row["malloc"])
         rows.setdefault(key, []).append(row)
-order = {"batch": 0, "halffree": 1, "request": 2}
+order = {"batch": 0, "halffree": 1, "mixed": 2, "request": 3, "reuse": 4}
 lines = ["workload,allocator,malloc_under_test,ns_per_alloc_median,ns_min,ns_max,peak_rss_kb_median,footprint_ratio,footprint_block_ratio,runs,note"]
 print(f"{'workload':9} {'allocator':9} {'process':9} {'ns/alloc':>9} {'min-max':>15} {'peak RSS KiB':>12} {'fp/live(blk)':>12}")
-rank = {"apr-pool": 0, "reap": 1, "reap-free": 2, "malloc": 3}
+rank = {"apr-pool": 0, "reap": 1, "reap-free": 2, "malloc": 3, "mi-heap": 4, "talloc": 5}
 for key in sorted(rows, key=lambda k: (order.get(k[0], 9), rank.get(k[1], 9), k[2])):
     rs = rows[key]
     ns = [float(r["ns_per_alloc"]) for r in rs]
@@ -67,4 +69,31 @@ for key in sorted(rows, key=lambda k: (order.get(k[0], 9), rank.get(k[1], 9), k[
     lines.append(",".join([key[0], key[1], key[2], f"{statistics.median(ns):.3f}", f"{min(ns):.3f}", f"{max(ns):.3f}", f"{statistics.median(kb):.0f}", fr, rs[0]["footprint_block_ratio"], str(len(rs)), '"' + note + '"']))
 open(f"{out}/reapbench-summary.csv", "w").write("\n".join(lines) + "\n")
 print(f"(medians over {rounds} rounds of 3; CSV: loadtest/results/reapbench-summary.csv)")
+
+# Ratios: an allocator that every process runs (apr-pool, reap, mi-heap)
+# counts with the median of all its rows; a malloc with its own; talloc,
+# which allocates with the process's malloc, as it is deployed: on glibc.
+def ns(workload, allocator, malloc=None):
+    v = [float(r["ns_per_alloc"]) for k, rs in rows.items() for r in rs
+         if k[0] == workload and k[1] == allocator and (malloc is None or k[2] == malloc)]
+    return statistics.median(v) if v else None
+mallocs = sorted({k[2] for k in rows})
+print()
+print("reap ÷ peers (time per allocation, frees included; below 1 the reap is faster)")
+print(f"{'workload':9} {'reap row':9} {'÷ best malloc':>22} {'÷ mi-heap':>10} {'÷ talloc/glibc':>15} {'÷ apr-pool':>11}")
+ratio_lines = ["workload,reap_row,best_malloc,ratio_best_malloc,ratio_mi_heap,ratio_talloc_glibc,ratio_apr_pool"]
+def fmt(a, b):
+    return f"{a / b:.2f}" if a and b else "-"
+for wl, row in (("batch", "reap"), ("halffree", "reap"), ("mixed", "reap"), ("request", "reap-free"), ("reuse", "reap")):
+    reap = ns(wl, row)
+    if reap is None:
+        continue
+    peers = [(ns(wl, "malloc", m), m) for m in mallocs if ns(wl, "malloc", m)]
+    best, who = min(peers) if peers else (None, "-")
+    cells = [fmt(reap, best), fmt(reap, ns(wl, "mi-heap")), fmt(reap, ns(wl, "talloc", "glibc")),
+             fmt(ns(wl, "reap"), ns(wl, "apr-pool")) if wl == "batch" else "-"]
+    print(f"{wl:9} {row:9} {cells[0]:>12} ({who:8}) {cells[1]:>10} {cells[2]:>15} {cells[3]:>11}")
+    ratio_lines.append(",".join([wl, row, who] + cells))
+open(f"{out}/reapbench-ratios.csv", "w").write("\n".join(ratio_lines) + "\n")
+print("(CSV: loadtest/results/reapbench-ratios.csv)")
 PY
