@@ -45,7 +45,7 @@
 #            [--reps N] [--configs "stock reap"] [--protocols "h2c tls"]
 #            [--maxmemfree "default 128"] [--requests N] [--clients C]
 #            [--streams M] [--bursts B] [--idle S] [--threads T] [--pin]
-#            [--perf stat|record] [--keep]
+#            [--perf stat|record] [--keep] [--max-idle-ratio R]
 #   --quick     checks the harness in about 1.5 minutes: one repeat,
 #               -n 5000 bursts, every protocol and MaxMemFree
 #   --estimate  print the plan and its estimated duration, run nothing
@@ -61,6 +61,10 @@
 #   --perf record  perf record -g over the bursts; the top symbols of each
 #               run (perf report --no-children) go to <out>/h2-<stamp>-perf/
 #   --keep      keep the work directory (server logs, h2load output)
+#   --max-idle-ratio R  fail when, for some protocol and MaxMemFree, the
+#               reap-backed APR's median idle RSS is above R times stock's
+#               (a memory check with a margin, for the test tier: the
+#               give-back of issue 25 regressing shows as 2-4x stock)
 # The build directory (default: the current directory when it holds
 # mod_reap/apxs/.libs/mod_reap.so, else <source>/build) has mod_reap.so; the
 # reap-backed APR comes from $REAP_APR_DIR, else the build's
@@ -76,7 +80,7 @@ top=$(cd "$here/../.." && pwd)
 # ---- options ---------------------------------------------------------------------
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-QUICK=0 ESTIMATE=0 PIN=0 KEEP=0 PERF=
+QUICK=0 ESTIMATE=0 PIN=0 KEEP=0 PERF= MAX_IDLE_RATIO=
 BUILD=${MR_BUILDDIR:-} OUT='' REPS='' REQUESTS='' CLIENTS=64 STREAMS=10 BURSTS=3 IDLE=6
 CONFIGS="stock reap" PROTOCOLS="h2c tls" MAXMEMFREE="default 128"
 # The event MPM: 3 children (httpd's StartServers) of C + 32 threads.  When
@@ -97,6 +101,7 @@ while [ $# -gt 0 ]; do
     case $1 in
     --quick | --estimate | --pin | --keep) declare "$(echo "${1#--}" | tr a-z A-Z)=1" ;;
     --perf) PERF=$2; shift ;;
+    --max-idle-ratio) MAX_IDLE_RATIO=$2; shift ;;
     --build) BUILD=$2; shift ;;
     --out) OUT=$2; shift ;;
     --reps) REPS=$2; shift ;;
@@ -132,6 +137,10 @@ for m in $MAXMEMFREE; do
     case $m in default | [1-9] | [1-9]*[0-9]) ;; *) echo "run.sh: MaxMemFree is 'default' or KB ('$m')" >&2; exit 2 ;; esac
 done
 case $PERF in '' | stat | record) ;; *) echo "run.sh: --perf stat or --perf record" >&2; exit 2 ;; esac
+case $MAX_IDLE_RATIO in
+'' | [0-9].[0-9] | [0-9].[0-9][0-9] | [0-9]) ;;
+*) echo "run.sh: --max-idle-ratio takes a ratio such as 1.5 ('$MAX_IDLE_RATIO')" >&2; exit 2 ;;
+esac
 
 . "$top/loadtest/lib.sh"
 BUILD=$(lt_build_dir "$BUILD" "$top") || exit 2
@@ -627,6 +636,18 @@ say "         $MD"
 say "         $BASE-rss.png ($RSSCSV)"
 [ "$PERF" = record ] && say "         $PERFDIR/"
 [ "$(wc -l <"$CSV")" -gt 1 ] || fail "no run produced a CSV row"
+if [ -n "$MAX_IDLE_RATIO" ]; then
+    checked=0
+    while read -r p m _ _ idle _; do
+        checked=$((checked + 1))
+        if awk -v r="$idle" -v max="$MAX_IDLE_RATIO" 'BEGIN { exit !(r == "-" || r > max) }'; then
+            fail "$p MaxMemFree $m: idle RSS reap / stock is $idle, above $MAX_IDLE_RATIO"
+        else
+            say "$p MaxMemFree $m: idle RSS reap / stock $idle, within $MAX_IDLE_RATIO"
+        fi
+    done < <(ratios)
+    [ "$checked" -gt 0 ] || fail "--max-idle-ratio: no point ran both reap and stock"
+fi
 lt_exit_if_failed
 say "all checks passed (every request succeeded, no crash, the error logs clean)"
 exit 0
