@@ -66,6 +66,7 @@ static void *APR_THREAD_FUNC idle_main(apr_thread_t *thread, void *arg)
         apr_uint32_t now = apr_atomic_read32(&requests_ended);
         if (now == seen && now != released_at) {
             reap_base_trim();
+            mr_status_snapshot_now(); /* /reap-status: what stays */
             released_at = now;
             idle->releases++;
         }

@@ -115,6 +115,10 @@ MR_HIDDEN void mr_track_pool(apr_pool_t *p, const char *tag);
 /** Add one finished request to this child's counters. */
 MR_HIDDEN void mr_request_done(const mr_request_figures_t *f);
 
+/** Take this child's snapshot now (the idle thread, after it gave memory
+ *  back, so /reap-status shows what a quiet child keeps). */
+MR_HIDDEN void mr_status_snapshot_now(void);
+
 /** mod_status hook: a section in /server-status, Key: value lines in ?auto. */
 MR_HIDDEN int mr_status_hook(request_rec *r, int flags);
 

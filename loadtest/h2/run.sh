@@ -60,7 +60,8 @@
 #               mmap, munmap, madvise and futex calls, per request
 #   --perf record  perf record -g over the bursts; the top symbols of each
 #               run (perf report --no-children) go to <out>/h2-<stamp>-perf/
-#   --keep      keep the work directory (server logs, h2load output)
+#   --keep      keep the work directory (server logs, h2load output, and at
+#               idle each apache2 process's smaps and /reap-status?json)
 #   --max-idle-ratio R  fail when, for some protocol and MaxMemFree, the
 #               reap-backed APR's median idle RSS is above R times stock's
 #               (a memory check with a margin, for the test tier: the
@@ -263,6 +264,9 @@ h2_site() {
 LoadModule http2_module $MOD_HTTP2
 LoadModule reap_module $MR_MOD_REAP
 Protocols h2c http/1.1
+<Location /reap-status>
+    SetHandler reap-status
+</Location>
 EOF
     [ "$C_MMF" = default ] || echo "MaxMemFree $C_MMF"
     [ "$C_PROTO" = tls ] || return 0
@@ -416,6 +420,11 @@ one_run() {
     sleep "$IDLE"
     mr_proc_mem $pids
     local idle_rss=$MR_RSS
+    for p in $pids; do # where the idle memory is, for --keep
+        { echo "== $p $(tr '\0' ' ' </proc/$p/cmdline)"; cat "/proc/$p/smaps_rollup"; } >>"$RUN/idle-smaps" 2>/dev/null
+        cat "/proc/$p/smaps" >"$RUN/idle-smaps-$p" 2>/dev/null
+    done
+    curl -s "${curlopt[@]}" -o "$RUN/idle-reap-status.json" "${url%/*}/reap-status?json" 2>/dev/null
     touch "$RUN/stop"
     wait "$sampler"
 
