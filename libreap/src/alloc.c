@@ -151,15 +151,27 @@ static inline void *malloc_any(reap_t *r, size_t n)
     return malloc_plain(r, n);
 }
 
-/* Tracing (util/trace.h) costs the untraced calls one test of
- * rp_trace_state; when it is on, every reap's inline_limit is 0, so every
- * allocation comes through here. */
-void *reap_malloc(reap_t *r, size_t n)
+static RP_NOINLINE void *traced_malloc(reap_t *r, size_t n)
 {
     void *p = malloc_any(r, n);
-    if (RP_UNLIKELY(rp_trace_state) && p)
+    if (p)
         rp_trace_alloc(r, n, p);
     return p;
+}
+
+/* Tracing (util/trace.h): while it is on, every reap's inline_limit is 0
+ * (as while annotating), so the bump below never succeeds and every
+ * allocation reaches the test of rp_trace_state; the region path pays
+ * nothing for it, the others one test, and the traced path is a tail
+ * call, so neither keeps a stack frame. */
+void *reap_malloc(reap_t *r, size_t n)
+{
+    void *p = r != NULL ? reap_malloc_bump(r, n) : NULL;
+    if (RP_LIKELY(p != NULL))
+        return p;
+    if (RP_UNLIKELY(rp_trace_state))
+        return traced_malloc(r, n);
+    return malloc_any(r, n);
 }
 
 void *reap_calloc(reap_t *r, size_t n, size_t size)
@@ -307,10 +319,20 @@ static inline void free_any(reap_t *r, void *p)
     free_plain(r, p);
 }
 
+/* The event goes first: once freed, the block may be handed out again. */
+static RP_NOINLINE void traced_free(reap_t *r, void *p)
+{
+    if (p)
+        rp_trace_free(r, p);
+    free_any(r, p);
+}
+
 void reap_free(reap_t *r, void *p)
 {
-    if (RP_UNLIKELY(rp_trace_state) && p)
-        rp_trace_free(r, p); /* before: the block may be reused at once */
+    if (RP_UNLIKELY(rp_trace_state)) {
+        traced_free(r, p);
+        return;
+    }
     free_any(r, p);
 }
 

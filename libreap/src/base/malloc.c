@@ -66,12 +66,24 @@ static RP_NOINLINE void traced_free(void *p)
 
 /* ---- the entry points -------------------------------------------------------------- */
 
-void *malloc(size_t size) { return TRACED(rp_hoard_malloc(size), size); }
+/* malloc and free test the flag first, so the traced path is a tail call
+ * and the untraced one the same code as without tracing. */
+static RP_NOINLINE void *traced_malloc(size_t size) { return traced(rp_hoard_malloc(size), size); }
+
+void *malloc(size_t size)
+{
+    if (RP_UNLIKELY(rp_trace_state))
+        return traced_malloc(size);
+    return rp_hoard_malloc(size);
+}
 
 void free(void *p)
 {
-    if (RP_UNLIKELY(rp_trace_state))
+    if (RP_UNLIKELY(rp_trace_state)) {
         traced_free(p); /* before: another thread may get p at once */
+        rp_hoard_free(p);
+        return;
+    }
     rp_hoard_free(p);
 }
 
