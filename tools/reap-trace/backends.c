@@ -51,28 +51,14 @@ static void *region_realloc(void *h, void *p, size_t old, size_t n)
     return q;
 }
 
-static const rt_backend_t region = {
-    .name = "region",
-    .open = yes,
-    .reap_new = reap_new,
-    .bulk = always,
-    .reap_clear = lr_clear,
-    .reap_destroy = lr_destroy,
-    .alloc = lr_alloc,
-    .free = region_free,
-    .realloc = region_realloc,
-    .reap_fp = lr_fp};
-static const rt_backend_t reap = {
-    .name = "reap",
-    .open = yes,
-    .reap_new = reap_new,
-    .bulk = always,
-    .reap_clear = lr_clear,
-    .reap_destroy = lr_destroy,
-    .alloc = lr_alloc,
-    .free = lr_free,
-    .realloc = lr_realloc,
-    .reap_fp = lr_fp};
+/* region and reap differ only in what a free and a realloc do. */
+#define LIBREAP_BACKEND(name_, free_, realloc_)                                                \
+    {.name = name_, .open = yes, .reap_new = reap_new, .bulk = always, .reap_clear = lr_clear, \
+     .reap_destroy = lr_destroy, .alloc = lr_alloc, .free = free_, .realloc = realloc_,        \
+     .reap_fp = lr_fp}
+
+static const rt_backend_t region = LIBREAP_BACKEND("region", region_free, region_realloc);
+static const rt_backend_t reap = LIBREAP_BACKEND("reap", lr_free, lr_realloc);
 
 /* ---- glibc ------------------------------------------------------------------------ */
 

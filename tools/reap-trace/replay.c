@@ -15,7 +15,7 @@
 
 #include "replay.h"
 
-#define NONE UINT32_MAX
+#define NONE RT_NONE
 #define BIG (32u << 10) /* an object this big moves a sampled footprint */
 
 typedef struct engine {
@@ -24,7 +24,8 @@ typedef struct engine {
     void **ptr;      /* per object: the allocator's pointer */
     uint32_t *onext, *oprev, *oreap;
     void **heap;     /* per reap */
-    uint32_t *first_obj, *first_child, *next_sib, *prev_sib;
+    uint32_t *first_obj;
+    rt_tree_t tree;
     uint64_t *fp;    /* per reap: its footprint when last read (reap_fp) */
     uint64_t total_fp, peak_fp, base_fp;
     bool measure, failed;
@@ -80,20 +81,14 @@ static void drop_objects(engine_t *e, uint32_t r, bool destroy)
 
 static void destroy(engine_t *e, uint32_t r)
 {
-    while (e->first_child[r] != NONE)
-        destroy(e, e->first_child[r]);
+    while (e->tree.first_child[r] != NONE)
+        destroy(e, e->tree.first_child[r]);
     drop_objects(e, r, true);
     e->b->reap_destroy(e->heap[r]);
     e->heap[r] = NULL;
     e->total_fp -= e->fp[r];
     e->fp[r] = 0;
-    uint32_t p1 = e->tr->reap_parent[r], n = e->next_sib[r], pv = e->prev_sib[r];
-    if (pv != NONE)
-        e->next_sib[pv] = n;
-    else if (p1)
-        e->first_child[p1 - 1] = n;
-    if (n != NONE)
-        e->prev_sib[n] = pv;
+    rt_tree_unlink(&e->tree, r, e->tr->reap_parent[r]);
 }
 
 static void create(engine_t *e, uint32_t r, uint32_t parent1)
@@ -101,15 +96,8 @@ static void create(engine_t *e, uint32_t r, uint32_t parent1)
     e->heap[r] = e->b->reap_new(parent1 ? e->heap[parent1 - 1] : NULL);
     if (!e->heap[r])
         e->failed = true;
-    e->first_obj[r] = e->first_child[r] = e->prev_sib[r] = NONE;
-    e->next_sib[r] = NONE;
-    if (parent1) {
-        uint32_t p = parent1 - 1;
-        e->next_sib[r] = e->first_child[p];
-        if (e->first_child[p] != NONE)
-            e->prev_sib[e->first_child[p]] = r;
-        e->first_child[p] = r;
-    }
+    e->first_obj[r] = NONE;
+    rt_tree_link(&e->tree, r, parent1);
     reread(e, r);
 }
 
@@ -124,8 +112,8 @@ static void run_op(engine_t *e, const rt_op_t *op)
     case RT_CLEAR:
         if (e->measure)
             sample(e); /* the peak comes before a release */
-        while (e->first_child[r] != NONE)
-            destroy(e, e->first_child[r]);
+        while (e->tree.first_child[r] != NONE)
+            destroy(e, e->tree.first_child[r]);
         drop_objects(e, r, false);
         e->b->reap_clear(h);
         break;
@@ -164,7 +152,8 @@ static double seconds(void)
 /* Every array the engine needs, nobjs or nreaps long. */
 #define ENGINE_ARRAYS(X)                                                        \
     X(ptr, nobjs) X(onext, nobjs) X(oprev, nobjs) X(oreap, nobjs) X(heap, nreaps) \
-    X(first_obj, nreaps) X(first_child, nreaps) X(next_sib, nreaps) X(prev_sib, nreaps) X(fp, nreaps)
+    X(first_obj, nreaps) X(tree.first_child, nreaps) X(tree.next_sib, nreaps) \
+    X(tree.prev_sib, nreaps) X(fp, nreaps)
 
 static bool engine_map(engine_t *e)
 {
@@ -231,24 +220,12 @@ int rt_replay(const rt_backend_t *b, const rt_trace_t *tr, rt_result_t *out, boo
 typedef struct walk {
     const rt_trace_t *tr;
     uint64_t *live, *dead; /* per reap */
-    uint32_t *first_child, *next_sib, *prev_sib;
+    rt_tree_t tree;
     uint64_t total_live, total_dead;
     void (*on_op)(struct walk *w, const rt_op_t *op, size_t i);
     void (*on_dead)(struct walk *w, uint32_t r, int64_t delta, uint64_t t);
     void *arg;
 } walk_t;
-
-static void walk_link(walk_t *w, uint32_t r, uint32_t parent1)
-{
-    w->first_child[r] = w->prev_sib[r] = w->next_sib[r] = NONE;
-    if (parent1) {
-        uint32_t p = parent1 - 1;
-        w->next_sib[r] = w->first_child[p];
-        if (w->first_child[p] != NONE)
-            w->prev_sib[w->first_child[p]] = r;
-        w->first_child[p] = r;
-    }
-}
 
 static void add_dead(walk_t *w, uint32_t r, int64_t delta, uint64_t t)
 {
@@ -261,20 +238,13 @@ static void add_dead(walk_t *w, uint32_t r, int64_t delta, uint64_t t)
 /* Clear r (and destroy its subtree), or destroy it. */
 static void release(walk_t *w, uint32_t r, bool destroy, uint64_t t)
 {
-    while (w->first_child[r] != NONE)
-        release(w, w->first_child[r], true, t);
+    while (w->tree.first_child[r] != NONE)
+        release(w, w->tree.first_child[r], true, t);
     w->total_live -= w->live[r];
     w->live[r] = 0;
     add_dead(w, r, -(int64_t)w->dead[r], t);
-    if (!destroy)
-        return;
-    uint32_t p1 = w->tr->reap_parent[r], n = w->next_sib[r], pv = w->prev_sib[r];
-    if (pv != NONE)
-        w->next_sib[pv] = n;
-    else if (p1)
-        w->first_child[p1 - 1] = n;
-    if (n != NONE)
-        w->prev_sib[n] = pv;
+    if (destroy)
+        rt_tree_unlink(&w->tree, r, w->tr->reap_parent[r]);
 }
 
 static void walk_op(walk_t *w, const rt_op_t *op)
@@ -282,7 +252,7 @@ static void walk_op(walk_t *w, const rt_op_t *op)
     const uint64_t *size = w->tr->obj_size;
     switch (op->kind) {
     case RT_CREATE:
-        walk_link(w, op->reap, op->other);
+        rt_tree_link(&w->tree, op->reap, op->other);
         break;
     case RT_CLEAR:
     case RT_DESTROY:
@@ -307,10 +277,11 @@ static bool walk_run(walk_t *w)
 {
     size_t n = w->tr->nreaps + 1;
     w->live = rt_map(n * 8), w->dead = rt_map(n * 8);
-    w->first_child = rt_map(n * 4), w->next_sib = rt_map(n * 4), w->prev_sib = rt_map(n * 4);
-    bool ok = w->live && w->dead && w->first_child && w->next_sib && w->prev_sib;
+    rt_tree_t *t = &w->tree;
+    t->first_child = rt_map(n * 4), t->next_sib = rt_map(n * 4), t->prev_sib = rt_map(n * 4);
+    bool ok = w->live && w->dead && t->first_child && t->next_sib && t->prev_sib;
     if (ok) {
-        walk_link(w, 0, 0);
+        rt_tree_link(t, 0, 0);
         for (size_t i = 0; i < w->tr->nops; i++) {
             if (w->on_op)
                 w->on_op(w, &w->tr->ops[i], i);
@@ -320,7 +291,7 @@ static bool walk_run(walk_t *w)
             w->on_op(w, NULL, w->tr->nops);
     }
     rt_unmap(w->live, n * 8), rt_unmap(w->dead, n * 8);
-    rt_unmap(w->first_child, n * 4), rt_unmap(w->next_sib, n * 4), rt_unmap(w->prev_sib, n * 4);
+    rt_unmap(t->first_child, n * 4), rt_unmap(t->next_sib, n * 4), rt_unmap(t->prev_sib, n * 4);
     return ok;
 }
 

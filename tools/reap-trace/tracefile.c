@@ -271,13 +271,13 @@ typedef struct model {
     rt_trace_t *tr;
     amap_t objs, reaps;
     uint64_t *obj_addr, *reap_addr;
-    uint32_t *obj_next, *obj_prev, *obj_reap;
-    uint32_t *first_obj, *first_child, *next_sib, *prev_sib;
+    uint32_t *obj_next, *obj_prev, *obj_reap, *first_obj;
+    rt_tree_t tree;
     size_t cap_objs, cap_reaps;
     uint64_t t0;
 } model_t;
 
-#define NONE UINT32_MAX
+#define NONE RT_NONE
 
 static void obj_unlink(model_t *m, uint32_t o)
 {
@@ -309,15 +309,8 @@ static uint32_t new_reap(model_t *m, uint64_t addr, uint32_t parent1)
     uint32_t r = m->tr->nreaps++;
     m->reap_addr[r] = m->tr->reap_id[r] = addr;
     m->tr->reap_parent[r] = parent1;
-    m->first_obj[r] = m->first_child[r] = NONE;
-    m->prev_sib[r] = NONE, m->next_sib[r] = NONE;
-    if (parent1) {
-        uint32_t p = parent1 - 1;
-        m->next_sib[r] = m->first_child[p];
-        if (m->first_child[p] != NONE)
-            m->prev_sib[m->first_child[p]] = r;
-        m->first_child[p] = r;
-    }
+    m->first_obj[r] = NONE;
+    rt_tree_link(&m->tree, r, parent1);
     if (addr)
         amap_put(&m->reaps, addr, r);
     return r;
@@ -326,19 +319,13 @@ static uint32_t new_reap(model_t *m, uint64_t addr, uint32_t parent1)
 /* Forget r's objects, and with destroy its subtree and r itself. */
 static void kill(model_t *m, uint32_t r, bool destroy)
 {
-    while (m->first_child[r] != NONE)
-        kill(m, m->first_child[r], true);
+    while (m->tree.first_child[r] != NONE)
+        kill(m, m->tree.first_child[r], true);
     while (m->first_obj[r] != NONE)
         obj_unlink(m, m->first_obj[r]);
     if (!destroy)
         return;
-    uint32_t p1 = m->tr->reap_parent[r], n = m->next_sib[r], pv = m->prev_sib[r];
-    if (pv != NONE)
-        m->next_sib[pv] = n;
-    else if (p1)
-        m->first_child[p1 - 1] = n;
-    if (n != NONE)
-        m->prev_sib[n] = pv;
+    rt_tree_unlink(&m->tree, r, m->tr->reap_parent[r]);
     amap_del(&m->reaps, m->reap_addr[r]);
 }
 
@@ -473,8 +460,8 @@ static int model_arrays(model_t *m, size_t n)
     tr->reap_tag = calloc(cap, sizeof *tr->reap_tag);
     m->obj_addr = rt_map(cap * sizeof(uint64_t));
     m->reap_addr = rt_map(cap * sizeof(uint64_t));
-    uint32_t **u32[] = {&m->obj_next, &m->obj_prev, &m->obj_reap, &m->first_obj,
-                        &m->first_child, &m->next_sib, &m->prev_sib};
+    uint32_t **u32[] = {&m->obj_next,          &m->obj_prev,       &m->obj_reap,      &m->first_obj,
+                        &m->tree.first_child, &m->tree.next_sib, &m->tree.prev_sib};
     for (size_t i = 0; i < sizeof u32 / sizeof u32[0]; i++)
         if (!(*u32[i] = rt_map(cap * sizeof(uint32_t))))
             return -1;
@@ -490,7 +477,8 @@ static void model_free(model_t *m)
 {
     size_t cap = m->cap_objs, h = m->objs.mask + 1;
     rt_unmap(m->obj_addr, cap * 8), rt_unmap(m->reap_addr, cap * 8);
-    uint32_t *u32[] = {m->obj_next, m->obj_prev, m->obj_reap, m->first_obj, m->first_child, m->next_sib, m->prev_sib};
+    uint32_t *u32[] = {m->obj_next,          m->obj_prev,       m->obj_reap,      m->first_obj,
+                       m->tree.first_child, m->tree.next_sib, m->tree.prev_sib};
     for (size_t i = 0; i < sizeof u32 / sizeof u32[0]; i++)
         rt_unmap(u32[i], cap * 4);
     rt_unmap(m->objs.key, h * 8), rt_unmap(m->objs.val, h * 4);

@@ -55,6 +55,38 @@ typedef struct rt_trace {
     size_t cap;            /* slots mapped for each array */
 } rt_trace_t;
 
+/* A tree of reap slots, kept in three arrays indexed by slot: the model,
+ * the replay engine and the drag walk each keep one. */
+#define RT_NONE UINT32_MAX
+
+typedef struct rt_tree {
+    uint32_t *first_child, *next_sib, *prev_sib;
+} rt_tree_t;
+
+/* r becomes the first child of parent1 - 1 (none when parent1 is 0). */
+static inline void rt_tree_link(rt_tree_t *t, uint32_t r, uint32_t parent1)
+{
+    t->first_child[r] = t->prev_sib[r] = t->next_sib[r] = RT_NONE;
+    if (parent1) {
+        uint32_t p = parent1 - 1;
+        t->next_sib[r] = t->first_child[p];
+        if (t->first_child[p] != RT_NONE)
+            t->prev_sib[t->first_child[p]] = r;
+        t->first_child[p] = r;
+    }
+}
+
+static inline void rt_tree_unlink(rt_tree_t *t, uint32_t r, uint32_t parent1)
+{
+    uint32_t n = t->next_sib[r], pv = t->prev_sib[r];
+    if (pv != RT_NONE)
+        t->next_sib[pv] = n;
+    else if (parent1)
+        t->first_child[parent1 - 1] = n;
+    if (n != RT_NONE)
+        t->prev_sib[n] = pv;
+}
+
 /* Load path into *tr.  Returns 0, or -1 after writing "reap-trace: path:
  * offset N: what" into err (len bytes). */
 int rt_load(const char *path, rt_trace_t *tr, char *err, size_t len);
