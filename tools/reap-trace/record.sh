@@ -3,10 +3,10 @@
 # tagged reaps that free half their objects) and python3 under
 # libreap-malloc.so write prefix.<pid>; reap-trace replay --csv reads them
 # back.  Checks: one file per process, the CSV header, a region holding at
-# least what a reap holds on a program that frees, an unwritable path
-# reported in one line while the program still exits 0, and a truncated or
-# foreign file refused with a message naming the offset.  Run by `make
-# check' from the build directory.
+# least what a reap holds on a program that frees, a fork child's own
+# file, an unwritable path reported in one line while the program still
+# exits 0, and a truncated or foreign file refused with a message naming
+# the offset.  Run by `make check' from the build directory.
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
@@ -41,17 +41,28 @@ grep -q '^glibc,' "$work/out.csv" || bad "no glibc row"
 echo "ok   probe: region $region >= reap $reap >= live $live bytes, region drag $drag"
 "$tool" top "$trace" | grep -q '^worker-a' || bad "top does not list the tagged pool worker-a"
 
-# 2. malloc under libreap-malloc.so: python3
-REAP_TRACE=$work/py LD_PRELOAD=$lib python3 -c 'print(sum(len(str(i)) for i in range(20000)))' >/dev/null ||
-    bad "python3 under the tracer exited $?"
-py=$(ls -S "$work"/py.* 2>/dev/null | head -1)
-if [ -n "$py" ] && "$tool" replay --csv "$py" >"$work/py.csv" 2>"$work/err"; then
-    glibc=$(awk -F, '$1 == "glibc" {print $2}' "$work/py.csv")
-    [ "${glibc:-0}" -gt 0 ] || bad "python3: glibc footprint ${glibc:-none}"
-    echo "ok   python3: $(wc -c <"$py") bytes of trace replayed"
-else
-    bad "python3's trace ${py:-missing}: $(cat "$work/err")"
-fi
+# 2. malloc under libreap-malloc.so, and fork: python3 forks a child (and
+# on this machine runs a few helpers); each process writes a file of its
+# own, a fork child's flagged (header byte 9, the flags varint), and every
+# file replays; the parent's, the largest, has a glibc footprint
+mkdir "$work/fork"
+REAP_TRACE=$work/fork/f LD_PRELOAD=$lib python3 -c '
+import os
+pid = os.fork()
+if pid == 0:
+    x = [str(i) for i in range(1000)]
+    os._exit(0)
+os.waitpid(pid, 0)' || bad "python3 fork under the tracer exited $?"
+children=0
+for f in "$work"/fork/f.*; do
+    [ "$(od -An -tu1 -j9 -N1 "$f" | tr -d ' ')" = 1 ] && children=$((children + 1))
+    "$tool" replay --csv "$f" >/dev/null 2>"$work/err" || bad "replay of $f: $(cat "$work/err")"
+done
+[ "$children" -ge 1 ] || bad "no fork child's trace among $(ls "$work/fork" | wc -l) files"
+py=$(ls -S "$work"/fork/f.* | head -1)
+glibc=$("$tool" replay --csv "$py" 2>/dev/null | awk -F, '$1 == "glibc" {print $2}')
+[ "${glibc:-0}" -gt 0 ] || bad "python3's trace $py: glibc footprint ${glibc:-none}"
+echo "ok   fork: $children child trace(s) of $(ls "$work/fork" | wc -l) files, all replayed"
 
 # 3. an unwritable path: one line naming it, the program goes on
 REAP_TRACE=$work/no/such/dir/t "$probe" 2>"$work/err" || bad "probe with an unwritable trace exited $?"
