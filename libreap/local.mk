@@ -14,7 +14,9 @@ RP_UTIL_SOURCES = \
 	libreap/src/util/lock.h \
 	libreap/src/util/lock.c \
 	libreap/src/util/misuse.h \
-	libreap/src/util/misuse.c
+	libreap/src/util/misuse.c \
+	libreap/src/util/trace.h \
+	libreap/src/util/trace.c
 include libreap/src/base/local.mk
 
 noinst_LTLIBRARIES += libreap/libreap_core.la

@@ -95,6 +95,13 @@ REAP_API void reap_destroy(reap_t *r);
 /** @return the parent of @p r, or NULL for a top-level reap. */
 REAP_API reap_t *reap_parent(const reap_t *r);
 
+/**
+ * Name @p r in the allocation trace (REAP_TRACE, docs/trace.md), as
+ * apr_pool_tag() names a pool; the trace keeps the first 255 bytes.  Does
+ * nothing, but one test, when tracing is off.  @p tag NULL is ignored.
+ */
+REAP_API void reap_trace_tag(reap_t *r, const char *tag);
+
 /* ------------------------------------------------------------------------- */
 /** @name Objects */
 

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "util/trace.h"
 
 /* ---- checks ---------------------------------------------------------------- */
 
@@ -141,11 +142,36 @@ static inline void *malloc_plain(reap_t *r, size_t n)
 
 static RP_NOINLINE void *ann_malloc(reap_t *r, size_t n);
 
-void *reap_malloc(reap_t *r, size_t n)
+/* reap_malloc() without its trace event, for the calls that make up a
+ * bigger one (realloc). */
+static inline void *malloc_any(reap_t *r, size_t n)
 {
     if (RP_ANNOTATED())
         return ann_malloc(r, n);
     return malloc_plain(r, n);
+}
+
+static RP_NOINLINE void *traced_malloc(reap_t *r, size_t n)
+{
+    void *p = malloc_any(r, n);
+    if (p)
+        rp_trace_alloc(r, n, p);
+    return p;
+}
+
+/* Tracing (util/trace.h): while it is on, every reap's inline_limit is 0
+ * (as while annotating), so the bump below never succeeds and every
+ * allocation reaches the test of rp_trace_state; the region path pays
+ * nothing for it, the others one test, and the traced path is a tail
+ * call, so neither keeps a stack frame. */
+void *reap_malloc(reap_t *r, size_t n)
+{
+    void *p = r != NULL ? reap_malloc_bump(r, n) : NULL;
+    if (RP_LIKELY(p != NULL))
+        return p;
+    if (RP_UNLIKELY(rp_trace_state))
+        return traced_malloc(r, n);
+    return malloc_any(r, n);
 }
 
 void *reap_calloc(reap_t *r, size_t n, size_t size)
@@ -215,9 +241,10 @@ void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t n)
         errno = EINVAL;
         return NULL;
     }
-    if (RP_ANNOTATED())
-        return ann_aligned(r, alignment, n);
-    return aligned_plain(r, alignment, n);
+    void *p = RP_ANNOTATED() ? ann_aligned(r, alignment, n) : aligned_plain(r, alignment, n);
+    if (RP_UNLIKELY(rp_trace_state) && p)
+        rp_trace_alloc(r, n, p);
+    return p;
 }
 
 /* ---- free ---------------------------------------------------------------------- */
@@ -281,7 +308,7 @@ static inline void free_plain(reap_t *r, void *p)
 
 static void ann_free(reap_t *r, void *p);
 
-void reap_free(reap_t *r, void *p)
+static inline void free_any(reap_t *r, void *p)
 {
     if (p == NULL || !reap_given(r, p, "NULL reap passed to reap_free"))
         return;
@@ -290,6 +317,23 @@ void reap_free(reap_t *r, void *p)
         return;
     }
     free_plain(r, p);
+}
+
+/* The event goes first: once freed, the block may be handed out again. */
+static RP_NOINLINE void traced_free(reap_t *r, void *p)
+{
+    if (p)
+        rp_trace_free(r, p);
+    free_any(r, p);
+}
+
+void reap_free(reap_t *r, void *p)
+{
+    if (RP_UNLIKELY(rp_trace_state)) {
+        traced_free(r, p);
+        return;
+    }
+    free_any(r, p);
 }
 
 /* Bytes from p to the end of its block: what the program may use. */
@@ -354,11 +398,11 @@ static bool realloc_in_place(reap_t *r, rp_block_t *b, size_t n)
 /* Move p, of which old bytes are the program's, to a new object of n. */
 static void *realloc_move(reap_t *r, void *p, size_t n, size_t old)
 {
-    void *q = reap_malloc(r, n);
+    void *q = malloc_any(r, n);
     if (!q)
         return NULL;
     memcpy(q, p, n < old ? n : old);
-    reap_free(r, p);
+    free_any(r, p);
     return q;
 }
 
@@ -374,17 +418,17 @@ static rp_block_t *realloc_block(reap_t *r, void *p)
     return b;
 }
 
-void *reap_realloc(reap_t *r, void *p, size_t n)
+static void *realloc_any(reap_t *r, void *p, size_t n)
 {
     if (p == NULL)
-        return reap_malloc(r, n);
+        return malloc_any(r, n);
     rp_block_t *b = reap_given(r, p, "NULL reap passed to reap_realloc") ? realloc_block(r, p) : NULL;
     if (!b) {
         errno = EINVAL;
         return NULL;
     }
     if (n == 0) {
-        reap_free(r, p);
+        free_any(r, p);
         return NULL;
     }
     if (RP_ANNOTATED())
@@ -392,6 +436,25 @@ void *reap_realloc(reap_t *r, void *p, size_t n)
     if (realloc_in_place(r, b, n))
         return p;
     return realloc_move(r, p, n, block_usable(b));
+}
+
+/* realloc's event: an allocation, a free or a move, as it turned out. */
+static RP_NOINLINE void trace_realloc(reap_t *r, void *p, void *q, size_t n)
+{
+    if (p == NULL && q)
+        rp_trace_alloc(r, n, q);
+    else if (p && n == 0)
+        rp_trace_free(r, p);
+    else if (p && q)
+        rp_trace_realloc(r, p, q, n);
+}
+
+void *reap_realloc(reap_t *r, void *p, size_t n)
+{
+    void *q = realloc_any(r, p, n);
+    if (RP_UNLIKELY(rp_trace_state))
+        trace_realloc(r, p, q, n);
+    return q;
 }
 
 /* ---- annotated paths (ASan, Valgrind: annotate.h) ---------------------------------- */
@@ -460,7 +523,7 @@ static void ann_free(reap_t *r, void *p) { free_plain(r, p); }
 static void *ann_realloc(reap_t *r, void *p, rp_block_t *b, size_t n)
 {
     (void)b;
-    return reap_realloc(r, p, n);
+    return realloc_any(r, p, n);
 }
 
 #endif

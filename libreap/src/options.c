@@ -12,6 +12,7 @@
 #include "base/base.h"
 #include "internal.h"
 #include "util/env.h"
+#include "util/trace.h"
 
 rp_options_t rp_opt = {
     .first_chunk = 8192,          /* the 2002 reaps' first chunk */
@@ -38,6 +39,7 @@ static void options_read(void)
     if (rp_opt.large_threshold > rp_opt.max_chunk / 2)
         rp_opt.large_threshold = rp_opt.max_chunk / 2;
     rp_opt.first_chunk_usable = rp_base_usable(rp_opt.first_chunk);
+    rp_trace_init(RP_TRACE_REAPS); /* REAP_TRACE, before the first reap */
 }
 
 void rp_options_init(void)

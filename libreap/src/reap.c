@@ -30,6 +30,7 @@
 #include "base/base.h"
 #include "internal.h"
 #include "util/misuse.h"
+#include "util/trace.h"
 
 const char *reap_version(void) { return REAP_VERSION_STRING; }
 
@@ -210,7 +211,8 @@ reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
     r->tag = next_tag();
     r->head_bits = RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
     r->bump_max = rp_opt.large_threshold;
-    r->inline_open = RP_ANNOTATED() ? 0 : r->bump_max + 1;
+    /* annotating or tracing: every allocation must come into libreap */
+    r->inline_open = RP_ANNOTATED() || rp_trace_state ? 0 : r->bump_max + 1;
     rp_set_heap_empty(r, true);
     r->user_size = user;
     r->acct = acct;
@@ -220,10 +222,18 @@ reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
     rp_region_init(r, c, size);
     if (parent)
         link_child(parent, r);
+    if (RP_UNLIKELY(rp_trace_state))
+        rp_trace_create(r, parent);
     return r;
 }
 
 reap_t *reap_create(reap_t *parent) { return reap_create_ex(parent, NULL); }
+
+void reap_trace_tag(reap_t *r, const char *tag)
+{
+    if (RP_UNLIKELY(rp_trace_state) && r)
+        rp_trace_tag(r, tag);
+}
 
 void *reap_user_area(reap_t *r)
 {
@@ -283,6 +293,8 @@ void reap_destroy(reap_t *r)
         rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_destroy", r, NULL);
         return;
     }
+    if (RP_UNLIKELY(rp_trace_state))
+        rp_trace_reap(RP_TRACE_DESTROY, r);
     if (r->parent)
         unlink_child(r->parent, r);
     destroy_detached(r);
@@ -294,6 +306,8 @@ void reap_clear(reap_t *r)
         rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_clear", r, NULL);
         return;
     }
+    if (RP_UNLIKELY(rp_trace_state))
+        rp_trace_reap(RP_TRACE_CLEAR, r);
     destroy_children(r);
     rp_live_sub(r, r->live_bytes);
     r->cleared_objects = r->allocs - r->frees;

@@ -11,6 +11,11 @@
  * come before any constructor runs: the allocator initialises itself on
  * the first call without allocating.  Errors follow POSIX: NULL with errno
  * ENOMEM, EINVAL returned by posix_memalign for a bad alignment.
+ *
+ * With REAP_TRACE=prefix each call is recorded (util/trace.h) as an
+ * allocation, free or realloc of the "malloc" pseudo-reap (id 0); the
+ * first call reads the variable.  Untraced, a call pays one test of
+ * rp_trace_state.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +25,7 @@
 #include <unistd.h>
 
 #include "hoard.h"
+#include "../util/trace.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -35,9 +41,51 @@ EXPORT void *pvalloc(size_t size);
 EXPORT size_t malloc_usable_size(void *p);
 EXPORT int malloc_trim(size_t pad);
 
-void *malloc(size_t size) { return rp_hoard_malloc(size); }
+/* ---- tracing ---------------------------------------------------------------------- */
 
-void free(void *p) { rp_hoard_free(p); }
+/* The first call of the process reads REAP_TRACE (rp_trace_state is -1
+ * until then); the rest record.  NULL results are not events. */
+static RP_NOINLINE void *traced(void *p, size_t size)
+{
+    if (rp_trace_state < 0)
+        rp_trace_init(RP_TRACE_MALLOC);
+    if (p)
+        rp_trace_alloc(NULL, size, p);
+    return p;
+}
+
+static RP_NOINLINE void traced_free(void *p)
+{
+    if (rp_trace_state < 0)
+        rp_trace_init(RP_TRACE_MALLOC);
+    if (p)
+        rp_trace_free(NULL, p);
+}
+
+#define TRACED(p, size) (RP_UNLIKELY(rp_trace_state) ? traced(p, size) : (p))
+
+/* ---- the entry points -------------------------------------------------------------- */
+
+/* malloc and free test the flag first, so the traced path is a tail call
+ * and the untraced one the same code as without tracing. */
+static RP_NOINLINE void *traced_malloc(size_t size) { return traced(rp_hoard_malloc(size), size); }
+
+void *malloc(size_t size)
+{
+    if (RP_UNLIKELY(rp_trace_state))
+        return traced_malloc(size);
+    return rp_hoard_malloc(size);
+}
+
+void free(void *p)
+{
+    if (RP_UNLIKELY(rp_trace_state)) {
+        traced_free(p); /* before: another thread may get p at once */
+        rp_hoard_free(p);
+        return;
+    }
+    rp_hoard_free(p);
+}
 
 void *calloc(size_t n, size_t size)
 {
@@ -50,17 +98,18 @@ void *calloc(size_t n, size_t size)
     void *p = rp_hoard_malloc_z(total, &zeroed);
     if (p && !zeroed)
         memset(p, 0, total);
-    return p;
+    return TRACED(p, total);
 }
 
 /* Grows or shrinks by moving, unless the block already fits and would not
- * waste more than half of itself. */
+ * waste more than half of itself.  Traced, the event is written before
+ * the old block is freed: another thread may get it at once. */
 void *realloc(void *p, size_t size)
 {
     if (!p)
-        return rp_hoard_malloc(size);
+        return malloc(size);
     if (size == 0) { /* glibc's behaviour: free and return NULL */
-        rp_hoard_free(p);
+        free(p);
         return NULL;
     }
     if (!rp_hoard_check(p, "realloc")) { /* reported; REAP_MISUSE=report */
@@ -68,13 +117,15 @@ void *realloc(void *p, size_t size)
         return NULL;
     }
     size_t have = rp_hoard_usable_size(p);
-    if (size <= have && size >= have / 2)
-        return p;
-    void *q = rp_hoard_malloc(size);
+    void *q = size <= have && size >= have / 2 ? p : rp_hoard_malloc(size);
     if (!q)
         return NULL; /* p stays valid, errno is ENOMEM */
-    memcpy(q, p, size < have ? size : have);
-    rp_hoard_free(p);
+    if (RP_UNLIKELY(rp_trace_state))
+        rp_trace_realloc(NULL, p, q, size);
+    if (q != p) {
+        memcpy(q, p, size < have ? size : have);
+        rp_hoard_free(p);
+    }
     return q;
 }
 
@@ -85,7 +136,7 @@ int posix_memalign(void **out, size_t align, size_t size)
     if (!power_of_two(align) || align % sizeof(void *) != 0)
         return EINVAL;
     int saved = errno;
-    void *p = rp_hoard_memalign(align, size);
+    void *p = TRACED(rp_hoard_memalign(align, size), size);
     errno = saved;
     if (!p)
         return ENOMEM;
@@ -99,7 +150,7 @@ void *aligned_alloc(size_t align, size_t size)
         errno = EINVAL;
         return NULL;
     }
-    return rp_hoard_memalign(align, size);
+    return TRACED(rp_hoard_memalign(align, size), size);
 }
 
 /* glibc rounds a non-power-of-two alignment up; so do we. */
@@ -112,10 +163,13 @@ void *memalign(size_t align, size_t size)
     size_t a = 1;
     while (a < align)
         a <<= 1;
-    return rp_hoard_memalign(a, size);
+    return TRACED(rp_hoard_memalign(a, size), size);
 }
 
-void *valloc(size_t size) { return rp_hoard_memalign((size_t)sysconf(_SC_PAGESIZE), size); }
+void *valloc(size_t size)
+{
+    return TRACED(rp_hoard_memalign((size_t)sysconf(_SC_PAGESIZE), size), size);
+}
 
 void *pvalloc(size_t size)
 {
@@ -125,7 +179,7 @@ void *pvalloc(size_t size)
         return NULL;
     }
     size_t rounded = (size + page - 1) & ~(page - 1);
-    return rp_hoard_memalign(page, rounded ? rounded : page);
+    return TRACED(rp_hoard_memalign(page, rounded ? rounded : page), size);
 }
 
 size_t malloc_usable_size(void *p) { return rp_hoard_usable_size(p); }

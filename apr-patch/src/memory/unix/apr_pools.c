@@ -1274,11 +1274,14 @@ APR_DECLARE(int) apr_pool_is_ancestor(apr_pool_t *a, apr_pool_t *b)
 }
 
 /* The tag is stored and read atomically: apr_pool_walk() callbacks read
- * tags of pools that other threads use.
+ * tags of pools that other threads use.  It also names the pool's reap in
+ * libreap's allocation trace (REAP_TRACE), where creates, clears and
+ * destroys are recorded by libreap itself.
  */
 APR_DECLARE(void) apr_pool_tag(apr_pool_t *pool, const char *tag)
 {
     __atomic_store_n(&pool->tag, tag, __ATOMIC_RELEASE);
+    reap_trace_tag(pool->reap, tag);
 }
 
 APR_DECLARE(const char *) apr_pool_tag_get(apr_pool_t *pool)

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
+/*
+ * backends.c - the allocators a trace is replayed against.
+ *
+ *   region          libreap reaps whose frees are ignored: memory goes back
+ *                   only at clear and destroy, as stock APR pools do
+ *   reap            libreap reaps, nested as recorded, with frees
+ *   glibc           malloc/free; a reap's objects are freed one by one
+ *                   when it is cleared or destroyed
+ *   mimalloc-heap   a mi_heap_new() heap per reap, mi_heap_destroy()
+ *   jemalloc-arena  an arena per top-level reap ("arenas.create"), objects
+ *                   by mallocx/dallocx without thread cache; a top-level
+ *                   reap's clear resets its arena, its destroy destroys it;
+ *                   child reaps free their objects one by one
+ *
+ * mimalloc and jemalloc are loaded with dlopen() when the tool starts, with
+ * prototypes declared here, so the tool builds without their -dev packages
+ * and leaves out the ones it cannot load.  docs/trace.md says what each
+ * footprint counts.
+ */
+#include <dlfcn.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reap.h"
+#include "replay.h"
+
+/* ---- region and reap: libreap ------------------------------------------------- */
+
+static void *reap_new(void *parent) { return reap_create(parent); }
+static bool always(void *h, bool destroy) { return (void)h, (void)destroy, true; }
+static void lr_clear(void *h) { reap_clear(h); }
+static void lr_destroy(void *h) { reap_destroy(h); }
+static void *lr_alloc(void *h, size_t n) { return reap_malloc(h, n); }
+static void lr_free(void *h, void *p, size_t n) { (void)n, reap_free(h, p); }
+static void *lr_realloc(void *h, void *p, size_t old, size_t n) { (void)old; return reap_realloc(h, p, n); }
+static uint64_t lr_fp(void *h) { return reap_footprint(h, NULL); }
+static bool yes(void) { return true; }
+
+static void region_free(void *h, void *p, size_t n) { (void)h, (void)p, (void)n; }
+
+/* A region cannot grow an object in place: a new one, the old left dead. */
+static void *region_realloc(void *h, void *p, size_t old, size_t n)
+{
+    void *q = reap_malloc(h, n);
+    if (q)
+        memcpy(q, p, old < n ? old : n);
+    return q;
+}
+
+/* region and reap differ only in what a free and a realloc do. */
+#define LIBREAP_BACKEND(name_, free_, realloc_)                                                \
+    {.name = name_, .open = yes, .reap_new = reap_new, .bulk = always, .reap_clear = lr_clear, \
+     .reap_destroy = lr_destroy, .alloc = lr_alloc, .free = free_, .realloc = realloc_,        \
+     .reap_fp = lr_fp}
+
+static const rt_backend_t region = LIBREAP_BACKEND("region", region_free, region_realloc);
+static const rt_backend_t reap = LIBREAP_BACKEND("reap", lr_free, lr_realloc);
+
+/* ---- glibc ------------------------------------------------------------------------ */
+
+/* The handle of every reap: not NULL, so the engine sees no failure. */
+static char glibc_reap;
+
+static void *glibc_new(void *parent) { return (void)parent, &glibc_reap; }
+static bool never(void *h, bool destroy) { return (void)h, (void)destroy, false; }
+static void nothing(void *h) { (void)h; }
+static void *glibc_alloc(void *h, size_t n) { return (void)h, malloc(n); }
+static void glibc_free(void *h, void *p, size_t n) { (void)h, (void)n, free(p); }
+static void *glibc_realloc(void *h, void *p, size_t old, size_t n) { (void)h, (void)old; return realloc(p, n); }
+
+/* Bytes of the main arena's heap and of mmap'd chunks (mallinfo2). */
+static uint64_t glibc_fp(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.arena + mi.hblkhd;
+}
+
+/* The tool's own use of malloc when the replay starts: the free space of
+ * the arena is the replay's to use, and counts. */
+static uint64_t glibc_base(void)
+{
+    struct mallinfo2 mi = mallinfo2();
+    return mi.uordblks + mi.hblkhd;
+}
+
+static const rt_backend_t glibc = {
+    .name = "glibc",
+    .open = yes,
+    .reap_new = glibc_new,
+    .bulk = never,
+    .reap_clear = nothing,
+    .reap_destroy = nothing,
+    .alloc = glibc_alloc,
+    .free = glibc_free,
+    .realloc = glibc_realloc,
+    .footprint = glibc_fp,
+    .baseline = glibc_base};
+
+/* ---- mimalloc ------------------------------------------------------------------------ */
+
+/* The head of mimalloc's mi_heap_area_t (mimalloc.h). */
+typedef struct mi_area {
+    void *blocks;
+    size_t reserved, committed, used, block_size;
+} mi_area_t;
+
+typedef bool (*mi_visit_fn)(const void *heap, const mi_area_t *area, void *block, size_t size,
+                            void *arg);
+
+static struct {
+    void *(*heap_new)(void);
+    void (*heap_destroy)(void *heap);
+    void *(*heap_malloc)(void *heap, size_t n);
+    void *(*heap_realloc)(void *heap, void *p, size_t n);
+    void (*free)(void *p);
+    bool (*visit)(const void *heap, bool all_blocks, mi_visit_fn fn, void *arg);
+    void **live;          /* the heaps not yet destroyed */
+    size_t nlive, cap;
+} mi;
+
+static bool mi_open(void)
+{
+    void *lib = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return false;
+    *(void **)&mi.heap_new = dlsym(lib, "mi_heap_new");
+    *(void **)&mi.heap_destroy = dlsym(lib, "mi_heap_destroy");
+    *(void **)&mi.heap_malloc = dlsym(lib, "mi_heap_malloc");
+    *(void **)&mi.heap_realloc = dlsym(lib, "mi_heap_realloc");
+    *(void **)&mi.free = dlsym(lib, "mi_free");
+    *(void **)&mi.visit = dlsym(lib, "mi_heap_visit_blocks");
+    return mi.heap_new && mi.heap_destroy && mi.heap_malloc && mi.heap_realloc && mi.free && mi.visit;
+}
+
+static void *mi_new(void *parent)
+{
+    (void)parent;
+    if (mi.nlive == mi.cap) {
+        size_t cap = mi.cap ? 2 * mi.cap : 1024;
+        void **live = realloc(mi.live, cap * sizeof *live); /* glibc's, not mimalloc's */
+        if (!live)
+            return NULL;
+        mi.live = live, mi.cap = cap;
+    }
+    void *h = mi.heap_new();
+    if (h)
+        mi.live[mi.nlive++] = h;
+    return h;
+}
+
+/* mimalloc has no public clear (a heap's handle cannot survive
+ * mi_heap_destroy), so a clear frees the objects one by one; a destroy
+ * releases them with the heap. */
+static bool mi_bulk(void *h, bool destroy) { return (void)h, destroy; }
+static void mi_destroy(void *h)
+{
+    for (size_t i = 0; i < mi.nlive; i++)
+        if (mi.live[i] == h) {
+            mi.live[i] = mi.live[--mi.nlive];
+            break;
+        }
+    mi.heap_destroy(h);
+}
+static void *mi_alloc(void *h, size_t n) { return mi.heap_malloc(h, n); }
+static void mi_free_(void *h, void *p, size_t n) { (void)h, (void)n, mi.free(p); }
+static void *mi_realloc_(void *h, void *p, size_t old, size_t n) { (void)old; return mi.heap_realloc(h, p, n); }
+
+static bool mi_area_committed(const void *heap, const mi_area_t *area, void *block, size_t size, void *arg)
+{
+    (void)heap, (void)block, (void)size;
+    *(uint64_t *)arg += area->committed;
+    return true;
+}
+
+/* Bytes committed in the pages of the live heaps (mi_heap_visit_blocks's
+ * areas), summed. */
+static uint64_t mi_fp(void)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < mi.nlive; i++)
+        mi.visit(mi.live[i], false, mi_area_committed, &sum);
+    return sum;
+}
+
+static const rt_backend_t mimalloc = {
+    .name = "mimalloc-heap",
+    .open = mi_open,
+    .reap_new = mi_new,
+    .bulk = mi_bulk,
+    .reap_clear = nothing,
+    .reap_destroy = mi_destroy,
+    .alloc = mi_alloc,
+    .free = mi_free_,
+    .realloc = mi_realloc_,
+    .footprint = mi_fp};
+
+/* ---- jemalloc ----------------------------------------------------------------------- */
+
+/* jemalloc's ABI (jemalloc.h): the flags of mallocx() and friends. */
+#define JE_ARENA(a) ((int)(((unsigned)(a) + 1) << 20))
+#define JE_TCACHE_NONE (1 << 8)
+
+static struct {
+    int (*mallctl)(const char *name, void *old, size_t *oldlen, void *new_, size_t newlen);
+    void *(*mallocx)(size_t n, int flags);
+    void (*dallocx)(void *p, int flags);
+    void *(*rallocx)(void *p, size_t n, int flags);
+} je;
+
+/* A reap's handle: its top-level reap's arena, and whether it is that top. */
+typedef struct je_reap {
+    unsigned arena;
+    bool top;
+} je_reap_t;
+
+static bool je_open(void)
+{
+    void *lib = dlopen("libjemalloc.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return false;
+    *(void **)&je.mallctl = dlsym(lib, "mallctl");
+    *(void **)&je.mallocx = dlsym(lib, "mallocx");
+    *(void **)&je.dallocx = dlsym(lib, "dallocx");
+    *(void **)&je.rallocx = dlsym(lib, "rallocx");
+    return je.mallctl && je.mallocx && je.dallocx && je.rallocx;
+}
+
+static void *je_new(void *parent)
+{
+    je_reap_t *r = calloc(1, sizeof *r); /* glibc's: not in jemalloc's figures */
+    if (!r)
+        return NULL;
+    if (parent) {
+        r->arena = ((je_reap_t *)parent)->arena;
+        return r;
+    }
+    size_t len = sizeof r->arena;
+    if (je.mallctl("arenas.create", &r->arena, &len, NULL, 0) != 0) {
+        free(r);
+        return NULL;
+    }
+    r->top = true;
+    return r;
+}
+
+static void je_arena_ctl(unsigned arena, const char *what)
+{
+    char name[64];
+    snprintf(name, sizeof name, "arena.%u.%s", arena, what);
+    je.mallctl(name, NULL, NULL, NULL, 0);
+}
+
+static bool je_bulk(void *h, bool destroy) { return (void)destroy, ((je_reap_t *)h)->top; }
+
+static void je_clear(void *h)
+{
+    je_reap_t *r = h;
+    if (r->top)
+        je_arena_ctl(r->arena, "reset");
+}
+
+static void je_destroy(void *h)
+{
+    je_reap_t *r = h;
+    if (r->top)
+        je_arena_ctl(r->arena, "destroy");
+    free(r);
+}
+
+static int je_flags(void *h) { return JE_ARENA(((je_reap_t *)h)->arena) | JE_TCACHE_NONE; }
+static void *je_alloc(void *h, size_t n) { return je.mallocx(n ? n : 1, je_flags(h)); }
+static void je_free(void *h, void *p, size_t n) { (void)n, je.dallocx(p, JE_TCACHE_NONE); (void)h; }
+static void *je_realloc(void *h, void *p, size_t old, size_t n) { (void)old; return je.rallocx(p, n ? n : 1, je_flags(h)); }
+
+/* Bytes in jemalloc's resident pages (stats.resident, after an epoch). */
+static uint64_t je_fp(void)
+{
+    uint64_t epoch = 1;
+    size_t len = sizeof epoch, resident = 0, rlen = sizeof resident;
+    je.mallctl("epoch", &epoch, &len, &epoch, len);
+    je.mallctl("stats.resident", &resident, &rlen, NULL, 0);
+    return resident;
+}
+
+static const rt_backend_t jemalloc = {
+    .name = "jemalloc-arena",
+    .open = je_open,
+    .reap_new = je_new,
+    .bulk = je_bulk,
+    .reap_clear = je_clear,
+    .reap_destroy = je_destroy,
+    .alloc = je_alloc,
+    .free = je_free,
+    .realloc = je_realloc,
+    .footprint = je_fp};
+
+const rt_backend_t *const rt_backends[] = {&region, &reap, &glibc, &mimalloc, &jemalloc, NULL};
