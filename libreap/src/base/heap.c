@@ -530,40 +530,49 @@ static void purge_heap(rp_hd_heap_t *h)
         purge_free_pages(sb);
 }
 
-/* The last thread bound to h has gone: its empties go to the global heap,
- * which keeps retain_bytes of them (their pages given back, the addresses
- * kept) and gives back the rest now, decay or not.  No thread of h will
- * free again to run their decay clocks, and a program whose threads have
- * finished should not keep their peak. */
-void rp_hd_heap_orphaned(rp_hd_heap_t *h)
+/* h's empty superblocks to the global heap; with purge, the pages of its
+ * other superblocks that hold nothing go back too. */
+static void shed_empties(rp_hd_heap_t *h, bool purge)
 {
     pthread_mutex_lock(&h->lock);
     while (h->empty)
         transfer_out(h, h->empty);
+    if (purge)
+        purge_heap(h);
     pthread_mutex_unlock(&h->lock);
+}
+
+/* The global heap keeps retain_bytes of its empties, decay or not, and
+ * gives back the rest; the pages of what it keeps go back in place (the
+ * addresses stay for reuse), and with all, those of its other
+ * superblocks too. */
+static void global_give_back(bool all)
+{
     rp_hd_heap_t *g = global_heap();
     pthread_mutex_lock(&g->lock);
     release_excess(g, true);
-    for (rp_hd_sb_t *sb = g->empty; sb; sb = sb->next)
-        purge_free_pages(sb); /* the kept ones keep their addresses only */
+    if (all)
+        purge_heap(g);
+    else
+        for (rp_hd_sb_t *sb = g->empty; sb; sb = sb->next)
+            purge_free_pages(sb);
     pthread_mutex_unlock(&g->lock);
+}
+
+/* The last thread bound to h has gone: no thread of h will free again to
+ * run its decay clocks, and a program whose threads have finished should
+ * not keep their peak. */
+void rp_hd_heap_orphaned(rp_hd_heap_t *h)
+{
+    shed_empties(h, false);
+    global_give_back(false);
 }
 
 void rp_hd_heap_trim(void)
 {
-    for (uint32_t i = 1; i <= rp_hd_nheaps; i++) {
-        rp_hd_heap_t *h = &rp_hd_heaps[i];
-        pthread_mutex_lock(&h->lock);
-        while (h->empty)
-            transfer_out(h, h->empty);
-        purge_heap(h);
-        pthread_mutex_unlock(&h->lock);
-    }
-    rp_hd_heap_t *g = global_heap();
-    pthread_mutex_lock(&g->lock);
-    release_excess(g, true);
-    purge_heap(g); /* the empties it keeps, too: their addresses stay for reuse */
-    pthread_mutex_unlock(&g->lock);
+    for (uint32_t i = 1; i <= rp_hd_nheaps; i++)
+        shed_empties(&rp_hd_heaps[i], true);
+    global_give_back(true);
 }
 
 void rp_hd_free_range(rp_hd_sb_t *sb, char *start, char *end)
