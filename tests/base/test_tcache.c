@@ -4,7 +4,9 @@
  * test_tcache.c - unit tests of the thread caches' growth
  * (libreap/src/base/tcache.c): a bin that overflows grows its cap out of
  * the thread's budget instead of flushing, once per overflow that follows
- * a refill; the budget bounds what all bins together add, a bin that
+ * a refill; the budget bounds what all bins together add, the
+ * process's budget what all live threads add together (and an exiting
+ * thread gives its share back), a bin that
  * only runs dry does not grow, a cache taken
  * over by the next thread starts again from the base caps, a refill
  * of never-used blocks is kept as the bin's range and given back whole
@@ -14,6 +16,7 @@
  * of a thread that waits parked (rp_hd_thread_park), and no other.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdarg.h>
@@ -27,6 +30,7 @@
 #include "base/hoard.h"
 
 #define BUDGET (64u << 10)
+#define TOTAL (96u << 10) /* the process's: one thread's budget and a half */
 
 static int setup(void **state)
 {
@@ -34,6 +38,7 @@ static int setup(void **state)
     setenv("REAP_SUPERBLOCK", "64k", 1);
     setenv("REAP_TCACHE", "8k", 1);
     setenv("REAP_TCACHE_GROW", "64k", 1);
+    setenv("REAP_TCACHE_GROW_TOTAL", "96k", 1);
     rp_hd_init();
     return 0;
 }
@@ -168,6 +173,53 @@ static void test_budget_bounds(void **state)
     assert_true(grown <= BUDGET);
     assert_int_equal(grown + snap.tc.grow_left, BUDGET);
     assert_true(snap.tc.grow_left < 16384); /* spent: 40 blocks of 16 KiB alone need more */
+}
+
+/* Two threads alive at once share the process's budget: the first spends
+ * its own, the second gets what is left of TOTAL; once both have exited,
+ * a third has its whole budget again. */
+static pthread_barrier_t both_grown;
+static snap_t pair[2];
+static int has_grown[2]; /* set (atomically) once pair[i] is taken */
+
+static void *grow_and_wait(void *arg)
+{
+    int i = (int)(intptr_t)arg;
+    bool ok = true;
+    for (size_t size = 512; size <= 16384; size += 512)
+        ok = ok && churn(size, 40);
+    take_snap(&pair[i], ok);
+    __atomic_store_n(&has_grown[i], 1, __ATOMIC_RELEASE);
+    pthread_barrier_wait(&both_grown); /* alive until the other has grown */
+    return NULL;
+}
+
+static void wait_grown(int i)
+{
+    while (!__atomic_load_n(&has_grown[i], __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+static void test_process_budget_bounds(void **state)
+{
+    (void)state;
+    pthread_t a, b;
+    assert_int_equal(pthread_barrier_init(&both_grown, NULL, 3), 0);
+    assert_int_equal(pthread_create(&a, NULL, grow_and_wait, (void *)(intptr_t)0), 0);
+    wait_grown(0);
+    assert_int_equal(pthread_create(&b, NULL, grow_and_wait, (void *)(intptr_t)1), 0);
+    wait_grown(1);
+    pthread_barrier_wait(&both_grown);
+    assert_int_equal(pthread_join(a, NULL), 0);
+    assert_int_equal(pthread_join(b, NULL), 0);
+    pthread_barrier_destroy(&both_grown);
+    assert_true(pair[0].ok && pair[1].ok);
+    size_t first = grown_bytes(&pair[0].tc), second = grown_bytes(&pair[1].tc);
+    assert_true(first > TOTAL - BUDGET);   /* the first was not held back */
+    assert_true(first <= BUDGET);
+    assert_true(second <= TOTAL - first);  /* the second got only the rest */
+    run_in_thread(many_classes, &snap);    /* both gave theirs back */
+    assert_true(grown_bytes(&snap.tc) > TOTAL - BUDGET);
 }
 
 /* Mallocs alone (a bin that runs dry and is refilled) grow nothing. */
@@ -432,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_overflow_grows),
         cmocka_unit_test(test_grows_once_per_refill),
         cmocka_unit_test(test_budget_bounds),
+        cmocka_unit_test(test_process_budget_bounds),
         cmocka_unit_test(test_underflow_keeps),
         cmocka_unit_test(test_reused_cache_starts_over),
         cmocka_unit_test(test_range_given_back),

@@ -53,7 +53,7 @@
  *         + H * E                                        (their slack)
  *         + R                                            (global empties)
  *         + (empties younger than 2 * decay_ms, at most retain_max)
- *         + T * (C + G + O)                              (thread caches)
+ *         + T * (C + O) + min(T * G, G_total)            (thread caches)
  *         + L                                            (large cache)
  * where b = 1.2 (class spacing), f = empty fraction, K = slack superblocks,
  * E = heap_slack (free blocks and empty superblocks a heap keeps before
@@ -65,7 +65,9 @@
  * holds up to cap blocks and its range, what is left of a refill's piece
  * of never-used blocks, fewer than cap/2 + 1 more; about classes * 12 KiB
  * + 72 KiB), G = tcache_grow (what bins that overflow after running
- * dry may add to their caps, per thread), O = outbox_bytes,
+ * dry may add to their caps, per thread), G_total = tcache_grow_total
+ * (what all threads' caps may add together: a server of hundreds of
+ * threads does not keep hundreds of G), O = outbox_bytes,
  * L = large_cache_bytes.  Blocks in a thread's cache or outbox count as
  * in use for the heaps, which is why T * (C + G + O) appears.
  */
@@ -117,6 +119,8 @@ typedef struct rp_hd_options {
     size_t tcache_bytes;   /* per thread and class, 0 disables thread caches */
     size_t outbox_bytes;   /* per thread: remote frees batched before locking */
     size_t tcache_grow;    /* per thread: bytes the caps of busy bins may grow by */
+    size_t tcache_grow_total; /* per process: what all threads' caps may grow by
+                                 together, 0 = tcache_grow * heaps */
     size_t large_cache;    /* freed large mappings kept for reuse, in bytes */
     size_t batch;          /* superblocks carved at once from the address space */
 } rp_hd_options_t;
@@ -505,6 +509,7 @@ typedef struct rp_hd_tcache {
     void *outbox;                 /* blocks of other heaps' superblocks, linked */
     size_t outbox_bytes;          /* <= rp_hd_opt.outbox_bytes */
     size_t grow_left;             /* bytes the caps may still grow by (of tcache_grow) */
+    size_t grown;                 /* bytes taken from the process's grow budget */
     rp_hd_bin_t bin[RP_HD_MAX_CLASSES];
 } rp_hd_tcache_t;
 

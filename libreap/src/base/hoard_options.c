@@ -26,6 +26,7 @@ rp_hd_options_t rp_hd_opt = {
     .tcache_bytes = 8u << 10,   /* per thread and class */
     .outbox_bytes = 16u << 10,  /* remote frees batched per thread */
     .tcache_grow = 2u << 20,    /* per thread: see README, "Bins that grow" */
+    .tcache_grow_total = 0,     /* per process: tcache_grow * heaps */
     .large_cache = 32u << 20,   /* freed large mappings kept (at most 128) */
     .batch = 8,                 /* superblocks carved at once (space.c) */
 };
@@ -42,6 +43,7 @@ static const rp_env_option_t options[] = {
     {"REAP_TCACHE", &rp_hd_opt.tcache_bytes, 0, 1u << 20, false, NULL},
     {"REAP_OUTBOX", &rp_hd_opt.outbox_bytes, 0, 1u << 20, false, NULL},
     {"REAP_TCACHE_GROW", &rp_hd_opt.tcache_grow, 0, 1u << 30, false, NULL},
+    {"REAP_TCACHE_GROW_TOTAL", &rp_hd_opt.tcache_grow_total, 0, (size_t)1 << 40, false, NULL},
     {"REAP_LARGE_CACHE", &rp_hd_opt.large_cache, 0, (size_t)1 << 40, false, NULL},
     {"REAP_SB_BATCH", &rp_hd_opt.batch, 1, 256, false, NULL},
     /* both layers' reports (util/misuse.h): here, as every misuse is of

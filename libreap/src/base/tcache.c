@@ -66,16 +66,38 @@ static void set_caps(rp_hd_tcache_t *tc)
     tc->grow_left = rp_hd_opt.tcache_bytes ? rp_hd_opt.tcache_grow : 0;
 }
 
+/* What all threads' caps may still grow by (tcache_grow_total): a thread
+ * takes its growth from here as well as from its own budget, and gives it
+ * back when it exits.  Without it a server's hundreds of threads could
+ * each keep tcache_grow: httpd's h2 children (96 threads) peaked at 1.5-2x
+ * the RSS they have with no growth at all. */
+static _Atomic size_t grow_pool;
+
+/* Up to want bytes, whole blocks of size, from the process's budget. */
+static size_t take_growth(size_t want, size_t size)
+{
+    size_t avail = atomic_load_explicit(&grow_pool, memory_order_relaxed), take;
+    do {
+        take = (want < avail ? want : avail) / size * size;
+        if (take == 0)
+            return 0;
+    } while (!atomic_compare_exchange_weak_explicit(&grow_pool, &avail, avail - take,
+                                                    memory_order_relaxed, memory_order_relaxed));
+    return take;
+}
+
 /* Doubles the bin's cap (at most RP_HD_CAP_MAX blocks) as far as the
- * thread's growth budget lasts; returns whether it grew. */
+ * thread's growth budget and the process's last; returns whether it grew. */
 static bool grow_cap(rp_hd_tcache_t *tc, rp_hd_bin_t *bin, size_t size)
 {
     size_t add = bin->cap < RP_HD_CAP_MAX - bin->cap ? bin->cap : RP_HD_CAP_MAX - bin->cap;
     if (add * size > tc->grow_left)
         add = tc->grow_left / size;
-    bin->cap += (uint32_t)add;
-    tc->grow_left -= add * size;
-    return add > 0;
+    size_t bytes = take_growth(add * size, size);
+    bin->cap += (uint32_t)(bytes / size);
+    tc->grow_left -= bytes;
+    tc->grown += bytes;
+    return bytes > 0;
 }
 
 static rp_hd_tcache_t *tcache_create(void)
@@ -119,6 +141,8 @@ static void thread_exit(void *arg)
     rp_ann_quiet_begin(); /* walks links inside blocks reaps gave back */
     rp_hd_tcache_flush_all(tc);
     rp_ann_quiet_end();
+    atomic_fetch_add_explicit(&grow_pool, tc->grown, memory_order_relaxed);
+    tc->grown = 0;
     pthread_mutex_lock(&pool_lock);
     if (tc->live_prev)
         tc->live_prev->live_next = tc->live_next;
@@ -214,6 +238,9 @@ rp_hd_tcache_t *rp_hd_tcache_get(void)
 void rp_hd_tcache_init(void)
 {
     dead.heap = &rp_hd_heaps[1];
+    size_t total = rp_hd_opt.tcache_grow_total;
+    atomic_store_explicit(&grow_pool, total ? total : rp_hd_opt.tcache_grow * rp_hd_nheaps,
+                          memory_order_relaxed);
     pthread_key_create(&exit_key, thread_exit);
 }
 
