@@ -33,8 +33,8 @@ configs=${SANITIZE_CONFIGS:-asan tsan valgrind}
 # The fast tier (`make check`) runs under each tool, the pool code of
 # apr-patch/src/ included (tests/apr/test_apr_pools).  Left out by name
 # (grep -E), with the reason:
-EXCLUDE='^tests/base/(preload|dlopen|misuse)\.sh$'
-# preload.sh/dlopen.sh/misuse.sh: LD_PRELOAD libreap-malloc.so into
+EXCLUDE='^(tests/base/(preload|dlopen|misuse)|tools/reap-trace/record-malloc)\.sh$'
+# preload.sh/dlopen.sh/misuse.sh, record-malloc.sh: LD_PRELOAD libreap-malloc.so into
 #   programs and dlopen of libreap.so from an unsanitized probe (the
 #   sanitizer runtime must come first in the process).
 # The apache2 tiers (make check-httpd, check-soak) do not run here: Debian's
