@@ -169,7 +169,7 @@ void *reap_malloc(reap_t *r, size_t n)
     void *p = r != NULL ? reap_malloc_bump(r, n) : NULL;
     if (RP_LIKELY(p != NULL))
         return p;
-    if (RP_UNLIKELY(rp_trace_state))
+    if (RP_UNLIKELY(rp_tracing()))
         return traced_malloc(r, n);
     return malloc_any(r, n);
 }
@@ -242,7 +242,7 @@ void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t n)
         return NULL;
     }
     void *p = RP_ANNOTATED() ? ann_aligned(r, alignment, n) : aligned_plain(r, alignment, n);
-    if (RP_UNLIKELY(rp_trace_state) && p)
+    if (RP_UNLIKELY(rp_tracing()) && p)
         rp_trace_alloc(r, n, p);
     return p;
 }
@@ -329,7 +329,7 @@ static RP_NOINLINE void traced_free(reap_t *r, void *p)
 
 void reap_free(reap_t *r, void *p)
 {
-    if (RP_UNLIKELY(rp_trace_state)) {
+    if (RP_UNLIKELY(rp_tracing())) {
         traced_free(r, p);
         return;
     }
@@ -452,7 +452,7 @@ static RP_NOINLINE void trace_realloc(reap_t *r, void *p, void *q, size_t n)
 void *reap_realloc(reap_t *r, void *p, size_t n)
 {
     void *q = realloc_any(r, p, n);
-    if (RP_UNLIKELY(rp_trace_state))
+    if (RP_UNLIKELY(rp_tracing()))
         trace_realloc(r, p, q, n);
     return q;
 }

@@ -212,7 +212,7 @@ reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
     r->head_bits = RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
     r->bump_max = rp_opt.large_threshold;
     /* annotating or tracing: every allocation must come into libreap */
-    r->inline_open = RP_ANNOTATED() || rp_trace_state ? 0 : r->bump_max + 1;
+    r->inline_open = RP_ANNOTATED() || rp_tracing() ? 0 : r->bump_max + 1;
     rp_set_heap_empty(r, true);
     r->user_size = user;
     r->acct = acct;
@@ -222,7 +222,7 @@ reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
     rp_region_init(r, c, size);
     if (parent)
         link_child(parent, r);
-    if (RP_UNLIKELY(rp_trace_state))
+    if (RP_UNLIKELY(rp_tracing()))
         rp_trace_create(r, parent);
     return r;
 }
@@ -231,7 +231,7 @@ reap_t *reap_create(reap_t *parent) { return reap_create_ex(parent, NULL); }
 
 void reap_trace_tag(reap_t *r, const char *tag)
 {
-    if (RP_UNLIKELY(rp_trace_state) && r)
+    if (RP_UNLIKELY(rp_tracing()) && r)
         rp_trace_tag(r, tag);
 }
 
@@ -293,7 +293,7 @@ void reap_destroy(reap_t *r)
         rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_destroy", r, NULL);
         return;
     }
-    if (RP_UNLIKELY(rp_trace_state))
+    if (RP_UNLIKELY(rp_tracing()))
         rp_trace_reap(RP_TRACE_DESTROY, r);
     if (r->parent)
         unlink_child(r->parent, r);
@@ -306,7 +306,7 @@ void reap_clear(reap_t *r)
         rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_clear", r, NULL);
         return;
     }
-    if (RP_UNLIKELY(rp_trace_state))
+    if (RP_UNLIKELY(rp_tracing()))
         rp_trace_reap(RP_TRACE_CLEAR, r);
     destroy_children(r);
     rp_live_sub(r, r->live_bytes);

@@ -47,7 +47,7 @@ EXPORT int malloc_trim(size_t pad);
  * until then); the rest record.  NULL results are not events. */
 static RP_NOINLINE void *traced(void *p, size_t size)
 {
-    if (rp_trace_state < 0)
+    if (rp_tracing() < 0)
         rp_trace_init(RP_TRACE_MALLOC);
     if (p)
         rp_trace_alloc(NULL, size, p);
@@ -56,13 +56,13 @@ static RP_NOINLINE void *traced(void *p, size_t size)
 
 static RP_NOINLINE void traced_free(void *p)
 {
-    if (rp_trace_state < 0)
+    if (rp_tracing() < 0)
         rp_trace_init(RP_TRACE_MALLOC);
     if (p)
         rp_trace_free(NULL, p);
 }
 
-#define TRACED(p, size) (RP_UNLIKELY(rp_trace_state) ? traced(p, size) : (p))
+#define TRACED(p, size) (RP_UNLIKELY(rp_tracing()) ? traced(p, size) : (p))
 
 /* ---- the entry points -------------------------------------------------------------- */
 
@@ -72,14 +72,14 @@ static RP_NOINLINE void *traced_malloc(size_t size) { return traced(rp_hoard_mal
 
 void *malloc(size_t size)
 {
-    if (RP_UNLIKELY(rp_trace_state))
+    if (RP_UNLIKELY(rp_tracing()))
         return traced_malloc(size);
     return rp_hoard_malloc(size);
 }
 
 void free(void *p)
 {
-    if (RP_UNLIKELY(rp_trace_state)) {
+    if (RP_UNLIKELY(rp_tracing())) {
         traced_free(p); /* before: another thread may get p at once */
         rp_hoard_free(p);
         return;
@@ -120,7 +120,7 @@ void *realloc(void *p, size_t size)
     void *q = size <= have && size >= have / 2 ? p : rp_hoard_malloc(size);
     if (!q)
         return NULL; /* p stays valid, errno is ENOMEM */
-    if (RP_UNLIKELY(rp_trace_state))
+    if (RP_UNLIKELY(rp_tracing()))
         rp_trace_realloc(NULL, p, q, size);
     if (q != p) {
         memcpy(q, p, size < have ? size : have);

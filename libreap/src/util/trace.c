@@ -154,7 +154,7 @@ static int trace_fd(char *path, size_t len)
         return -1;
     }
     pthread_mutex_lock(&file_lock);
-    if (fd < 0 && rp_trace_state > 0) {
+    if (fd < 0 && rp_tracing() > 0) {
         if (create_file(path))
             fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
         if (fd < 0)
@@ -184,7 +184,7 @@ static void flush(tbuf_t *b)
     size_t n = hlen + b->len;
     b->len = 0;
     char path[PATH_MAX_];
-    int f = rp_trace_state > 0 ? trace_fd(path, sizeof path) : -1;
+    int f = rp_tracing() > 0 ? trace_fd(path, sizeof path) : -1;
     if (f >= 0 && !write_all(f, start, n))
         fail(path, errno);
 }
@@ -238,7 +238,7 @@ static RP_NOINLINE tbuf_t *new_buf(void)
  * is off or no buffer could be mapped. */
 static inline tbuf_t *begin(void)
 {
-    if (RP_UNLIKELY(rp_trace_state <= 0))
+    if (RP_UNLIKELY(rp_tracing() <= 0))
         return NULL;
     tbuf_t *b = my_buf;
     if (RP_UNLIKELY(b == NULL) && (b = new_buf()) == NULL)
@@ -344,7 +344,7 @@ void rp_trace_tag(const void *r, const char *tag)
 
 void rp_trace_flush_all(void)
 {
-    if (rp_trace_state <= 0)
+    if (rp_tracing() <= 0)
         return;
     pthread_mutex_lock(&list_lock);
     for (tbuf_t *b = buffers; b; b = b->next) {
@@ -360,7 +360,7 @@ void rp_trace_flush_all(void)
 static void fork_prepare(void)
 {
     tbuf_t *b = my_buf;
-    if (b && rp_trace_state > 0) {
+    if (b && rp_tracing() > 0) {
         while (atomic_flag_test_and_set_explicit(&b->busy, memory_order_acquire))
             ;
         flush(b);
