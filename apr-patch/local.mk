@@ -3,10 +3,12 @@
 # apr-patch: APR pools made into reaps.
 #
 # apr-patch/src/ holds the project's apr_pools.c and apr_pools.h at their
-# paths in APR's tree; PRISTINE.sha256 records the Debian APR 1.7.2 files
+# paths in APR's tree (and APR's thread_cond.c, apr_hash.c and apr_tables.c
+# with small changes); PRISTINE.sha256 records the Debian APR 1.7.2 files
 # they replace.  Two builds use them:
 #
-#   make check      (fast tier) tests/apr/test_apr_pools: apr_pools.c
+#   make check      (fast tier) tests/apr/test_apr_pools and
+#                   test_apr_tables: apr_pools.c, apr_hash.c, apr_tables.c
 #                   compiled into the test program against Debian's APR
 #                   headers (libapr1-dev) and the project's apr_pools.h.
 #                   Every other APR function comes from Debian's libapr-1;
@@ -26,6 +28,9 @@ EXTRA_DIST += apr-patch/README.md apr-patch/build-apr.sh \
 
 REAP_APR_POOLS_SRC = apr-patch/src/memory/unix/apr_pools.c
 REAP_APR_POOLS_HDR = apr-patch/src/include/apr_pools.h
+# The hash tables and tables, with the frees of issue 29 (docs/trace.md).
+REAP_APR_TABLES_SRC = apr-patch/src/tables/apr_hash.c \
+	apr-patch/src/tables/apr_tables.c
 # Debian's APR headers with the project's apr_pools.h in place of the stock
 # one, copied into one directory of the build tree: APR's headers include
 # "apr_pools.h" with quotes, which looks beside the including header first,
@@ -47,22 +52,30 @@ if HAVE_CMOCKA
 # and keeps APR's style, so the project's extra warnings stay off.
 check_LTLIBRARIES = tests/apr/libaprpools.la
 tests_apr_libaprpools_la_SOURCES = $(REAP_APR_POOLS_SRC) $(REAP_APR_POOLS_HDR) \
-	tests/apr/shim/apr_private.h
+	$(REAP_APR_TABLES_SRC) tests/apr/shim/apr_private.h
 tests_apr_libaprpools_la_CPPFLAGS = $(REAP_APR_POOLS_CPPFLAGS)
 tests_apr_libaprpools_la_CFLAGS = $(APR_CFLAGS) $(PTHREAD_CFLAGS) -Wall \
 	$(REAP_LIB_SAN_CFLAGS)
 # A convenience library that is never installed: no -rpath.
 tests_apr_libaprpools_la_LDFLAGS = -static
 
-check_PROGRAMS += tests/apr/test_apr_pools
-tests_apr_test_apr_pools_SOURCES = tests/apr/test_apr_pools.c
-tests_apr_test_apr_pools_CPPFLAGS = $(REAP_APR_POOLS_CPPFLAGS)
-tests_apr_test_apr_pools_CFLAGS = $(AM_CFLAGS) $(APR_CFLAGS) $(CMOCKA_CFLAGS)
-tests_apr_test_apr_pools_LDADD = tests/apr/libaprpools.la libreap/libreap.la \
+# The test programs: the pool and table code above, libreap, the rest of
+# APR from Debian's libapr-1.
+REAP_APR_TEST_CFLAGS = $(AM_CFLAGS) $(APR_CFLAGS) $(CMOCKA_CFLAGS)
+REAP_APR_TEST_LDADD = tests/apr/libaprpools.la libreap/libreap.la \
 	$(APR_LIBS) $(CMOCKA_LIBS)
-FAST_TESTS += tests/apr/test_apr_pools
-$(tests_apr_libaprpools_la_OBJECTS) $(tests_apr_test_apr_pools_OBJECTS): \
-	$(REAP_APR_INCDIR)/.stamp
+check_PROGRAMS += tests/apr/test_apr_pools tests/apr/test_apr_tables
+tests_apr_test_apr_pools_SOURCES = tests/apr/test_apr_pools.c tests/apr/pool_fixture.h
+tests_apr_test_apr_pools_CPPFLAGS = $(REAP_APR_POOLS_CPPFLAGS)
+tests_apr_test_apr_pools_CFLAGS = $(REAP_APR_TEST_CFLAGS)
+tests_apr_test_apr_pools_LDADD = $(REAP_APR_TEST_LDADD)
+tests_apr_test_apr_tables_SOURCES = tests/apr/test_apr_tables.c tests/apr/pool_fixture.h
+tests_apr_test_apr_tables_CPPFLAGS = $(REAP_APR_POOLS_CPPFLAGS)
+tests_apr_test_apr_tables_CFLAGS = $(REAP_APR_TEST_CFLAGS)
+tests_apr_test_apr_tables_LDADD = $(REAP_APR_TEST_LDADD)
+FAST_TESTS += tests/apr/test_apr_pools tests/apr/test_apr_tables
+$(tests_apr_libaprpools_la_OBJECTS) $(tests_apr_test_apr_pools_OBJECTS) \
+	$(tests_apr_test_apr_tables_OBJECTS): $(REAP_APR_INCDIR)/.stamp
 endif
 endif
 

@@ -46,6 +46,9 @@ clean-loadtest-wrk:
 # under loadtest/h2-check/ of the build tree.
 H2_FILES = loadtest/h2/run.sh loadtest/h2/quick-test.sh loadtest/h2/README.md
 EXTRA_DIST += $(H2_FILES)
+
+# Allocation traces of apache2 per kind of request (issue 29, docs/trace.md).
+EXTRA_DIST += loadtest/trace/scenarios.sh
 if HAVE_APXS
 HTTPD_TESTS += loadtest/h2/quick-test.sh
 endif

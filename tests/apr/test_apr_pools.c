@@ -43,29 +43,7 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-static int setup_pool(void **state)
-{
-    apr_pool_t *pool;
-
-    if (apr_pool_create(&pool, NULL) != APR_SUCCESS)
-        return -1;
-    *state = pool;
-    return 0;
-}
-
-static int teardown_pool(void **state)
-{
-    apr_pool_destroy(*state);
-    return 0;
-}
-
-static reap_stats_t pool_stats(apr_pool_t *pool)
-{
-    reap_stats_t s;
-
-    reap_get_stats(apr_pool_reap_get(pool), &s);
-    return s;
-}
+#include "pool_fixture.h"
 
 static reap_stats_t pool_tree_stats(apr_pool_t *pool)
 {
@@ -1003,13 +981,6 @@ int main(void)
         cmocka_unit_test(test_misuse_foreign_pointer),
         cmocka_unit_test(test_misuse_parent_frees_child_object),
     };
-    int rc;
 
-    if (apr_initialize() != APR_SUCCESS) {
-        fprintf(stderr, "apr_initialize failed\n");
-        return 1;
-    }
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
-    apr_terminate();
-    return rc;
+    return run_apr_tests(tests);
 }
