@@ -4,7 +4,7 @@
 """Pool several wrk runs of run.sh and compare two configurations.
 
     python3 loadtest/wrk/pool.py [--scenario static] [--a stock] [--b reap]
-                                 loadtest/results/wrk-*.csv ...
+                                 loadtest/results/wrk-*.csv[.gz] ...
 
 run.sh measures the configurations of one point in alternation, so the
 b run of repeat r and the a run of the same repeat were taken seconds
@@ -20,6 +20,7 @@ The last line pools every pair of every thread count.
 
 import argparse
 import csv
+import gzip
 import math
 import random
 import statistics
@@ -40,7 +41,8 @@ COUNTERS = {
 def read_pairs(path, scenario, a, b):
     """{threads: [(b_rps / a_rps, {counter: b / a per request})]}, plus the medians."""
     runs = defaultdict(dict)            # (threads, rep) -> {config: row}
-    with open(path, newline="") as f:
+    opener = gzip.open if path.endswith(".gz") else open  # old runs are kept compressed
+    with opener(path, "rt", newline="") as f:
         for row in csv.DictReader(f):
             if row["scenario"] != scenario or row["config"] not in (a, b):
                 continue
