@@ -111,6 +111,30 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
     return b ? handed_out(r, b, rp_bsize(b)) : NULL;
 }
 
+/* The rest of an allocation once reap_malloc_bump() has failed (or, while
+ * annotating or tracing, could not succeed: inline_limit is 0 then). */
+static inline void *malloc_after_bump(reap_t *r, size_t n)
+{
+    if (RP_LIKELY(r != NULL) && !r->heap_empty && n <= r->bump_max) {
+        size_t csz = rp_request2size(n);
+        if (csz >= RP_SMALL_LIMIT)
+            return alloc_slow(r, n);
+        rp_block_t *qb = rp_quick_pop(r, csz);
+        if (qb)
+            return handed_out(r, qb, csz);
+        if (r->heap_free_bytes) {
+            /* dv is a small frontier: carve it unless an exact fit waits */
+            if (r->dv_size < csz + RP_MIN_BLOCK || r->heap->bin[csz / RP_GRAIN])
+                return alloc_slow(r, n);
+            return handed_out(r, rp_dv_carve(r, csz), csz);
+        }
+        void *p = reap_frontier_bump((reap_frontier_t *)(void *)r, csz); /* only quick blocks, none fits */
+        if (RP_LIKELY(p != NULL))
+            return p;
+    }
+    return alloc_slow(r, n);
+}
+
 /* Not annotating, so inline_limit is bump_max + 1 while the heap is empty
  * and 0 otherwise: reap_malloc_bump() is the region case whole. */
 static inline void *malloc_plain(reap_t *r, size_t n)
@@ -119,25 +143,8 @@ static inline void *malloc_plain(reap_t *r, size_t n)
         void *p = reap_malloc_bump(r, n);
         if (RP_LIKELY(p != NULL))
             return p;
-        if (!r->heap_empty && n <= r->bump_max) {
-            size_t csz = rp_request2size(n);
-            if (csz >= RP_SMALL_LIMIT)
-                return alloc_slow(r, n);
-            rp_block_t *qb = rp_quick_pop(r, csz);
-            if (qb)
-                return handed_out(r, qb, csz);
-            if (r->heap_free_bytes) {
-                /* dv is a small frontier: carve it unless an exact fit waits */
-                if (r->dv_size < csz + RP_MIN_BLOCK || r->heap->bin[csz / RP_GRAIN])
-                    return alloc_slow(r, n);
-                return handed_out(r, rp_dv_carve(r, csz), csz);
-            }
-            p = reap_frontier_bump((reap_frontier_t *)(void *)r, csz); /* only quick blocks, none fits */
-            if (RP_LIKELY(p != NULL))
-                return p;
-        }
     }
-    return alloc_slow(r, n);
+    return malloc_after_bump(r, n);
 }
 
 static RP_NOINLINE void *ann_malloc(reap_t *r, size_t n);
@@ -171,7 +178,9 @@ void *reap_malloc(reap_t *r, size_t n)
         return p;
     if (RP_UNLIKELY(rp_tracing()))
         return traced_malloc(r, n);
-    return malloc_any(r, n);
+    if (RP_ANNOTATED())
+        return ann_malloc(r, n);
+    return malloc_after_bump(r, n);
 }
 
 void *reap_calloc(reap_t *r, size_t n, size_t size)
@@ -464,7 +473,7 @@ void *reap_realloc(reap_t *r, void *p, size_t n)
 static RP_NOINLINE void *ann_malloc(reap_t *r, size_t n)
 {
     rp_ann_quiet_begin();
-    void *p = malloc_plain(r, n);
+    void *p = malloc_after_bump(r, n); /* inline_limit is 0: no bump to try */
     rp_ann_quiet_end();
     if (p)
         rp_ann_object(r, p, n);
@@ -517,7 +526,7 @@ static void *ann_realloc(reap_t *r, void *p, rp_block_t *b, size_t n)
 
 #else /* never called: RP_ANNOTATED() is 0 */
 
-static void *ann_malloc(reap_t *r, size_t n) { return malloc_plain(r, n); }
+static void *ann_malloc(reap_t *r, size_t n) { return malloc_after_bump(r, n); }
 static void *ann_aligned(reap_t *r, size_t alignment, size_t n) { return aligned_plain(r, alignment, n); }
 static void ann_free(reap_t *r, void *p) { free_plain(r, p); }
 static void *ann_realloc(reap_t *r, void *p, rp_block_t *b, size_t n)
