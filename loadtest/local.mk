@@ -4,7 +4,7 @@
 # reapbench compares reaps with Debian's APR pools and with malloc/free.
 if HAVE_APR
 noinst_PROGRAMS += loadtest/reapbench
-loadtest_reapbench_SOURCES = loadtest/reapbench.c
+loadtest_reapbench_SOURCES = loadtest/reapbench.c tools/mimalloc-dl.h
 loadtest_reapbench_CFLAGS = $(AM_CFLAGS) $(APR_CFLAGS) $(TALLOC_CFLAGS) -O2
 loadtest_reapbench_LDADD = libreap/libreap.la $(APR_LIBS) $(TALLOC_LIBS) -ldl
 if HAVE_TALLOC

@@ -35,7 +35,6 @@
  * included.  This is a benchmark: it asserts nothing.
  */
 #include <apr_general.h>
-#include <dlfcn.h>
 #include <apr_pools.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +47,7 @@
 #include <unistd.h>
 
 #include "reap.h"
+#include "../tools/mimalloc-dl.h"
 
 #if REAPBENCH_TALLOC
 #include <talloc.h>
@@ -173,27 +173,9 @@ static void mal_clr(void *c, void **l, size_t n)
         free(l[i]);
 }
 
-/* mimalloc's heaps through dlopen: libmimalloc.so.2 defines malloc too,
- * and linking it would put it under the malloc rows.  A heap cannot be
- * cleared, so the context holds the heap and clear makes a new one. */
-static struct {
-    void *(*heap_new)(void);
-    void (*heap_destroy)(void *heap);
-    void *(*heap_malloc)(void *heap, size_t n);
-    void (*free)(void *p);
-} mi;
-
-static bool mi_load(void)
-{
-    void *h = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-        return false;
-    *(void **)&mi.heap_new = dlsym(h, "mi_heap_new");
-    *(void **)&mi.heap_destroy = dlsym(h, "mi_heap_destroy");
-    *(void **)&mi.heap_malloc = dlsym(h, "mi_heap_malloc");
-    *(void **)&mi.free = dlsym(h, "mi_free");
-    return mi.heap_new && mi.heap_destroy && mi.heap_malloc && mi.free;
-}
+/* mimalloc's heaps (tools/mimalloc-dl.h).  A heap cannot be cleared, so
+ * the context holds the heap and clear makes a new one. */
+static mi_dl_t mi;
 
 /* Two levels, as the workloads nest (a connection and its request); heaps
  * do not nest, so a request's heap stands alone. */
@@ -544,7 +526,7 @@ int main(int argc, char **argv)
     apr_initialize();
     draw(scale);
     live = malloc(BATCH * sizeof *live);
-    have_mimalloc = mi_load();
+    have_mimalloc = mi_dl_open(&mi);
     if (!have_mimalloc)
         fprintf(stderr, "reapbench: no libmimalloc.so.2 (package libmimalloc2.0): no mi-heap rows\n");
 #if !REAPBENCH_TALLOC

@@ -27,6 +27,7 @@
 
 #include "reap.h"
 #include "replay.h"
+#include "../mimalloc-dl.h"
 
 /* ---- region and reap: libreap ------------------------------------------------- */
 
@@ -102,39 +103,13 @@ static const rt_backend_t glibc = {
 
 /* ---- mimalloc ------------------------------------------------------------------------ */
 
-/* The head of mimalloc's mi_heap_area_t (mimalloc.h). */
-typedef struct mi_area {
-    void *blocks;
-    size_t reserved, committed, used, block_size;
-} mi_area_t;
-
-typedef bool (*mi_visit_fn)(const void *heap, const mi_area_t *area, void *block, size_t size,
-                            void *arg);
-
 static struct {
-    void *(*heap_new)(void);
-    void (*heap_destroy)(void *heap);
-    void *(*heap_malloc)(void *heap, size_t n);
-    void *(*heap_realloc)(void *heap, void *p, size_t n);
-    void (*free)(void *p);
-    bool (*visit)(const void *heap, bool all_blocks, mi_visit_fn fn, void *arg);
+    mi_dl_t api;          /* ../mimalloc-dl.h */
     void **live;          /* the heaps not yet destroyed */
     size_t nlive, cap;
 } mi;
 
-static bool mi_open(void)
-{
-    void *lib = dlopen("libmimalloc.so.2", RTLD_NOW | RTLD_LOCAL);
-    if (!lib)
-        return false;
-    *(void **)&mi.heap_new = dlsym(lib, "mi_heap_new");
-    *(void **)&mi.heap_destroy = dlsym(lib, "mi_heap_destroy");
-    *(void **)&mi.heap_malloc = dlsym(lib, "mi_heap_malloc");
-    *(void **)&mi.heap_realloc = dlsym(lib, "mi_heap_realloc");
-    *(void **)&mi.free = dlsym(lib, "mi_free");
-    *(void **)&mi.visit = dlsym(lib, "mi_heap_visit_blocks");
-    return mi.heap_new && mi.heap_destroy && mi.heap_malloc && mi.heap_realloc && mi.free && mi.visit;
-}
+static bool mi_open(void) { return mi_dl_open(&mi.api); }
 
 static void *mi_new(void *parent)
 {
@@ -146,7 +121,7 @@ static void *mi_new(void *parent)
             return NULL;
         mi.live = live, mi.cap = cap;
     }
-    void *h = mi.heap_new();
+    void *h = mi.api.heap_new();
     if (h)
         mi.live[mi.nlive++] = h;
     return h;
@@ -163,13 +138,14 @@ static void mi_destroy(void *h)
             mi.live[i] = mi.live[--mi.nlive];
             break;
         }
-    mi.heap_destroy(h);
+    mi.api.heap_destroy(h);
 }
-static void *mi_alloc(void *h, size_t n) { return mi.heap_malloc(h, n); }
-static void mi_free_(void *h, void *p, size_t n) { (void)h, (void)n, mi.free(p); }
-static void *mi_realloc_(void *h, void *p, size_t old, size_t n) { (void)old; return mi.heap_realloc(h, p, n); }
+static void *mi_alloc(void *h, size_t n) { return mi.api.heap_malloc(h, n); }
+static void mi_free_(void *h, void *p, size_t n) { (void)h, (void)n, mi.api.free(p); }
+static void *mi_realloc_(void *h, void *p, size_t old, size_t n) { (void)old; return mi.api.heap_realloc(h, p, n); }
 
-static bool mi_area_committed(const void *heap, const mi_area_t *area, void *block, size_t size, void *arg)
+static bool mi_area_committed(const void *heap, const mi_dl_area_t *area, void *block, size_t size,
+                              void *arg)
 {
     (void)heap, (void)block, (void)size;
     *(uint64_t *)arg += area->committed;
@@ -182,7 +158,7 @@ static uint64_t mi_fp(void)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < mi.nlive; i++)
-        mi.visit(mi.live[i], false, mi_area_committed, &sum);
+        mi.api.visit(mi.live[i], false, mi_area_committed, &sum);
     return sum;
 }
 

@@ -10,7 +10,8 @@ RT_SOURCES = \
 	tools/reap-trace/tracefile.c \
 	tools/reap-trace/replay.h \
 	tools/reap-trace/replay.c \
-	tools/reap-trace/backends.c
+	tools/reap-trace/backends.c \
+	tools/mimalloc-dl.h
 tools_reap_trace_reap_trace_SOURCES = $(RT_SOURCES) tools/reap-trace/main.c
 tools_reap_trace_reap_trace_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/libreap/src
 tools_reap_trace_reap_trace_LDADD = libreap/libreap.la -ldl
