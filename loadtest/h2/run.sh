@@ -371,6 +371,18 @@ perf_report() {
     [ "$(wc -l <"$rep")" -gt 5 ] || fail "$RUN_ID: perf report is empty: $(head -3 "$RUN/perf.log")"
 }
 
+# Where the idle memory is, for --keep: each apache2 process's smaps and
+# the server's /reap-status?json.  keep_idle_memory URL PID...
+keep_idle_memory() {
+    local url=$1 p
+    shift
+    for p in "$@"; do
+        { echo "== $p $(tr '\0' ' ' </proc/$p/cmdline)"; cat "/proc/$p/smaps_rollup"; } >>"$RUN/idle-smaps" 2>/dev/null
+        cat "/proc/$p/smaps" >"$RUN/idle-smaps-$p" 2>/dev/null
+    done
+    curl -s "${curlopt[@]}" -o "$RUN/idle-reap-status.json" "${url%/*}/reap-status?json" 2>/dev/null
+}
+
 # one_run <protocol> <maxmemfree> <config> <rep>: in a subshell (its EXIT
 # trap, from httpd_lib.sh, stops the server); writes $RUN/result.
 one_run() {
@@ -420,11 +432,7 @@ one_run() {
     sleep "$IDLE"
     mr_proc_mem $pids
     local idle_rss=$MR_RSS
-    for p in $pids; do # where the idle memory is, for --keep
-        { echo "== $p $(tr '\0' ' ' </proc/$p/cmdline)"; cat "/proc/$p/smaps_rollup"; } >>"$RUN/idle-smaps" 2>/dev/null
-        cat "/proc/$p/smaps" >"$RUN/idle-smaps-$p" 2>/dev/null
-    done
-    curl -s "${curlopt[@]}" -o "$RUN/idle-reap-status.json" "${url%/*}/reap-status?json" 2>/dev/null
+    if [ "$KEEP" = 1 ]; then keep_idle_memory "$url" $pids; fi
     touch "$RUN/stop"
     wait "$sampler"
 
