@@ -4,12 +4,13 @@
 #
 # For every point (scenario x threads per child x configuration x repeat) it
 # starts Debian's apache2 on a fresh temporary ServerRoot through
-# tests/httpd/httpd_lib.sh (loopback, worker MPM, one child process with T
-# threads), warms it up, drives it with Debian's wrk (T connections,
-# min(T, 2) wrk threads, scenario.lua), samples the child's RSS from /proc
-# every 100 ms, reads the per-request peaks mod_reap and mod_bc log, and
-# stops it.  Configurations run in alternation (A B C A B C ...) so that
-# drift on a shared machine does not pose as a difference between them.
+# tests/httpd/httpd_lib.sh (loopback, worker MPM unless --mpm event, one
+# child process with T threads), warms it up, drives it with Debian's wrk
+# (T connections, min(T, 2) wrk threads, scenario.lua), samples the child's
+# RSS from /proc every 100 ms, reads the per-request peaks mod_reap and
+# mod_bc log, and stops it.  Configurations run in alternation (A B C A B
+# C ...) so that drift on a shared machine does not pose as a difference
+# between them.
 #
 #   configurations  stock        Debian's libapr-1, mod_reap + mod_bc loaded
 #                   reap         the reap-backed APR (apr-patch/), BcPfree On
@@ -34,7 +35,8 @@
 #
 # usage: loadtest/wrk/run.sh [--quick] [--estimate] [--build DIR] [--out DIR]
 #            [--duration S] [--warmup S] [--reps N] [--threads "1 2 4"]
-#            [--scenarios "static mix"] [--configs "stock reap"] [--pin] [--keep]
+#            [--scenarios "static mix"] [--configs "stock reap"] [--mpm event]
+#            [--pin] [--keep]
 #   --quick     checks the harness in under 3 minutes: threads 1 and 4, one
 #               repeat, 2 s runs, scenarios static and mix (every
 #               configuration touched)
@@ -42,6 +44,7 @@
 #   --pin       the server on CPU 0, wrk on CPU 1 (taskset): server and
 #               client stop taking each other's core, so req/s is the
 #               server's cost on one core (needs 2 CPUs)
+#   --mpm M     the MPM, worker (the default) or event
 #   --keep      keep the work directory (server logs, wrk output)
 # The build directory (default: the current directory when it holds
 # mod_reap/apxs/.libs/mod_reap.so, else <source>/build) has mod_reap.so,
@@ -63,6 +66,7 @@ QUICK=0
 ESTIMATE=0
 PIN=0
 KEEP=0
+MPM=worker
 BUILD=${MR_BUILDDIR:-}
 OUT=
 DURATION=
@@ -86,6 +90,7 @@ while [ $# -gt 0 ]; do
     --estimate) ESTIMATE=1 ;;
     --pin) PIN=1 ;;
     --keep) KEEP=1 ;;
+    --mpm) MPM=$2; shift ;;
     --build) BUILD=$2; shift ;;
     --out) OUT=$2; shift ;;
     --duration) DURATION=$2; shift ;;
@@ -99,6 +104,11 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+
+case $MPM in
+worker | event) ;;
+*) echo "run.sh: --mpm must be worker or event, not '$MPM'" >&2; exit 2 ;;
+esac
 
 if [ "$QUICK" = 1 ]; then
     DURATION=${DURATION:-2}
@@ -244,7 +254,7 @@ say "wrk load test of httpd: $( [ "$QUICK" = 1 ] && echo quick || echo full ) mo
 say "  build        $BUILD"
 say "  reap APR     $REAP_APR_LIB $( [ "$HAVE_REAP" = 1 ] || echo '(MISSING)')"
 say "  scenarios    $RUN_SCENARIOS"
-say "  threads      $THREADS (one child; wrk connections = threads)"
+say "  threads      $THREADS (one child, $MPM MPM; wrk connections = threads)"
 say "  configs      $CONFIGS"
 say "  per run      ${WARMUP} s warm-up + ${DURATION} s measured ($BC_LONG_S s for bc at 32+ threads), $REPS repeat(s)"
 [ "$PIN" = 1 ] && say "  pinned       the server on CPU 0, wrk on CPU 1"
@@ -473,7 +483,7 @@ check_wrk() {
 one_run() {
     s=$1 t=$2 c=$3 rep=$4
     config_set "$c"
-    MR_APR_LIB=$C_APR MR_PRELOAD=$C_PRELOAD MR_SERVERS=1 MR_THREADS=$t
+    MR_APR_LIB=$C_APR MR_PRELOAD=$C_PRELOAD MR_MPM=$MPM MR_SERVERS=1 MR_THREADS=$t
     MR_SITE=wrk_site
     MR_NEED="$MR_MOD_REAP"
     [ "$HAVE_BC" = 1 ] && MR_NEED="$MR_NEED $MR_MOD_BC"
@@ -758,7 +768,7 @@ MD=$BASE.md
     echo
     echo "Mode: $( [ "$QUICK" = 1 ] && echo quick || echo full ); $NRUNS runs in $((ELAPSED / 60)) min $((ELAPSED % 60)) s;" \
         "${WARMUP} s warm-up + ${DURATION} s measured per run ($BC_LONG_S s for the bc programs at 32 and 64 threads in full mode); $REPS repeat(s), configurations in alternation;" \
-        "one child process with T threads, wrk with T connections and min(T, 2) threads$( [ "$PIN" = 1 ] && echo "; pinned: the server on CPU 0, wrk on CPU 1")."
+        "$MPM MPM, one child process with T threads, wrk with T connections and min(T, 2) threads$( [ "$PIN" = 1 ] && echo "; pinned: the server on CPU 0, wrk on CPU 1")."
     echo "Figures are medians over the repeats, with the spread (min-max) in brackets."
     echo "RSS peak is the child's VmHWM at the end of the run; request peak is mod_reap's reap-peak note"
     echo "(the request pool), bc peak is mod_bc's bc-peak note (the program's subpool; on stock APR the bytes allocated)."
