@@ -120,7 +120,7 @@ typedef struct rp_hd_options {
     size_t outbox_bytes;   /* per thread: remote frees batched before locking */
     size_t tcache_grow;    /* per thread: bytes the caps of busy bins may grow by */
     size_t tcache_grow_total; /* per process: what all threads' caps may grow by
-                                 together, 0 = tcache_grow * heaps */
+                                 together */
     size_t large_cache;    /* freed large mappings kept for reuse, in bytes */
     size_t batch;          /* superblocks carved at once from the address space */
 } rp_hd_options_t;

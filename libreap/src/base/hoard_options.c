@@ -26,7 +26,7 @@ rp_hd_options_t rp_hd_opt = {
     .tcache_bytes = 8u << 10,   /* per thread and class */
     .outbox_bytes = 16u << 10,  /* remote frees batched per thread */
     .tcache_grow = 2u << 20,    /* per thread: see README, "Bins that grow" */
-    .tcache_grow_total = 0,     /* per process: tcache_grow * heaps */
+    .tcache_grow_total = 2u << 20, /* per process: see README, "Bins that grow" */
     .large_cache = 32u << 20,   /* freed large mappings kept (at most 128) */
     .batch = 8,                 /* superblocks carved at once (space.c) */
 };

@@ -238,9 +238,7 @@ rp_hd_tcache_t *rp_hd_tcache_get(void)
 void rp_hd_tcache_init(void)
 {
     dead.heap = &rp_hd_heaps[1];
-    size_t total = rp_hd_opt.tcache_grow_total;
-    atomic_store_explicit(&grow_pool, total ? total : rp_hd_opt.tcache_grow * rp_hd_nheaps,
-                          memory_order_relaxed);
+    atomic_store_explicit(&grow_pool, rp_hd_opt.tcache_grow_total, memory_order_relaxed);
     pthread_key_create(&exit_key, thread_exit);
 }
 
