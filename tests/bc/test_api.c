@@ -73,9 +73,8 @@ static void *t_alloc(void *ud, size_t n)
     return b + 1;
 }
 
-/* What a pool does when it is cleared: free what is left.  (After an
- * error or a limit the interpreter leaves that statement's temporaries to
- * the pool, see bc.h.) */
+/* What a pool does when it is cleared: free what is left (test_unwind
+ * checks that the interpreter itself left nothing). */
 static void pool_release(mem *m)
 {
     while (m->pool) {
