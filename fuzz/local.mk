@@ -13,8 +13,8 @@
 #
 # Knobs (make VAR=value): CLANG (else `clang`), FUZZ_SECONDS (60),
 # FUZZ_RSS_MB (2048), FUZZ_TIMEOUT (10 s per input; bc's own limit is 1 s),
-# FUZZ_TARGETS (which to run), FUZZ_EXTRA_CFLAGS (e.g. -DFUZZ_STRICT=1 to
-# turn the checks for known bugs back on), FUZZ_REAP_ASAN=yes (build libreap
+# FUZZ_TARGETS (which to run), FUZZ_EXTRA_CFLAGS (more flags for the
+# targets), FUZZ_REAP_ASAN=yes (build libreap
 # itself with ASan and its object annotations, libreap/src/util/annotate.h).
 # Targets do not record their flags: `make fuzz-clean` after changing those.
 #

@@ -8,7 +8,8 @@
  * unwinds here through bc_fail() and ctx->jmp: syntax errors are caught by
  * the parser (which skips the line), runtime errors end the current item
  * and the program goes on with the next, and limits (time, output, depth,
- * memory) stop the whole run with their own status and message.
+ * memory) stop the whole run with their own status and message.  After
+ * every unwind, unwind.c frees what the unwound code held.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -148,6 +149,18 @@ static bc_status run_items(bc_ctx *c)
             bc_eval_reset(c);
             bc_node_free(c, c->cur_item);
             c->cur_item = NULL;
+            bc_unwind(c);
+            /* the sweep costs a walk of every live number: a program of
+             * many failing lines over a large state must still meet the
+             * time limit, though no loop of its own reads the clock */
+            if (st != BC_QUIT && !is_limit(st) && c->deadline != 0 &&
+                now() > c->deadline) {
+                char msg[100];
+                snprintf(msg, sizeof msg, "time limit of %g s exceeded",
+                         c->cfg.time_limit);
+                bc_report(c, BC_ERR_TIME, msg);
+                st = BC_ERR_TIME;
+            }
             if (st == BC_QUIT || is_limit(st)) {
                 bc_out_flush(c);
                 return st;
@@ -296,5 +309,8 @@ void bc_destroy(bc_ctx *c)
     bc_free(c, c->fn);
     bc_free(c, c->trk);
     bc_free(c, c->own);
+    bc_free(c, c->tok_own);
+    bc_scratch_release(c, 0); /* empty unless bc_create failed mid-way */
+    bc_free(c, c->scr);
     bc_free(c, c);
 }

@@ -8,7 +8,8 @@
  * tree the parser builds and the evaluator walks; the context (bc_ctx) holds
  * every piece of interpreter state: memory hooks, limits, the symbol tables,
  * the values of variables and arrays, function definitions and the output
- * column.  Errors unwind to bc_run() through ctx->jmp (bc_fail()).
+ * column.  Errors unwind to bc_run() through ctx->jmp (bc_fail()); what
+ * the unwound code held is recovered by unwind.c (see there).
  */
 #ifndef BCINT_H
 #define BCINT_H
@@ -26,10 +27,12 @@ typedef uint32_t bc_limb;
 
 /* value = (neg ? -1 : 1) * mantissa(d[0..len)) / 10^scale */
 typedef struct bc_num {
-    unsigned refs; /* owners; a number with refs > 1 is never modified */
+    struct bc_num *next, *prev; /* every live number of the context
+                                   (ctx->nums), for unwind.c's sweep */
     size_t len;   /* limbs in use; 0 means zero; d[len-1] != 0 */
     size_t cap;   /* limbs allocated */
     size_t scale; /* decimal digits after the point (kept, as bc keeps them) */
+    unsigned refs; /* owners; a number with refs > 1 is never modified */
     int neg;      /* 1 for negative; on zero, GNU bc's -0 (num.c says
                      which operations make and keep it) */
     bc_limb d[];  /* little-endian base-10^9 digits */
@@ -40,6 +43,8 @@ struct bc_ctx;
 bc_num *bc_num_new(struct bc_ctx *c, size_t cap);
 /* Drops one reference; the number is freed with its last one. */
 void bc_num_free(struct bc_ctx *c, bc_num *n);
+/* Frees @p n whatever its refs (unwind.c's sweep). */
+void bc_num_release(struct bc_ctx *c, bc_num *n);
 /* A new reference to @p n (no allocation): values are shared, not copied. */
 bc_num *bc_num_ref(bc_num *n);
 /* A private, modifiable copy. */
@@ -59,7 +64,8 @@ bc_num *bc_num_sqrt(struct bc_ctx *c, const bc_num *a, size_t scale);
  * a result of zero is 0, not -0. */
 void bc_num_truncate(bc_num *n, size_t scale);
 size_t bc_num_length(struct bc_ctx *c, const bc_num *n);
-/* Decimal digits of the mantissa, most significant first; *ndig set. */
+/* Decimal digits of the mantissa, most significant first; *ndig set.  The
+ * string is a scratch block: bc_scratch_free() it. */
 char *bc_num_digits(struct bc_ctx *c, const bc_num *n, size_t *ndig);
 bc_num *bc_num_parse(struct bc_ctx *c, const char *s, size_t n, unsigned ibase);
 /* As GNU's read() converts: like bc_num_parse(), but in every base the
@@ -125,6 +131,13 @@ typedef struct bc_sym {
     size_t len;
 } bc_sym;
 
+/* A block that nothing else owns yet (unwind.c): freed if an error
+ * unwinds past it. */
+typedef struct bc_scratch {
+    void *p;
+    int is_array;          /* a bc_array (freed with its pages) */
+} bc_scratch;
+
 typedef struct bc_symtab {
     bc_sym *v;
     int n, cap;
@@ -176,6 +189,11 @@ typedef struct bc_ctx {
     bc_status worst;
     struct node *cur_item; /* the top-level item running */
 
+    /* what an unwind must recover (unwind.c) */
+    bc_num *nums;          /* every live number, linked through next/prev */
+    bc_scratch *scr;       /* blocks held only by C locals, a stack */
+    size_t scr_n, scr_cap;
+
     /* lexer state: the buffer [src, end) being read */
     const char *src, *pos, *end;
     bc_read_fn reader;      /* stream input (bc_run_stream), NULL at its end */
@@ -186,6 +204,8 @@ typedef struct bc_ctx {
     int tok;
     const char *tok_text;
     size_t tok_len;
+    char *tok_own;          /* tok_text's own copy (a number joined across
+                               lines), freed when the next token is read */
     int tok_line;
     int prev_line;          /* line of the token consumed last */
     unsigned long ntok;     /* tokens read so far */
@@ -209,6 +229,23 @@ void *bc_alloc(bc_ctx *c, size_t n);
 void bc_free(bc_ctx *c, void *p);
 void bc_check_time(bc_ctx *c);
 
+/* unwinding (unwind.c).  Scratch blocks: bc_scratch_alloc() registers a
+ * block until bc_scratch_free() frees it or bc_scratch_keep() hands it to
+ * an owner the unwind can see; bc_scratch_reserve() then bc_scratch_push()
+ * register a block allocated otherwise (reserve first, so that a failure
+ * to grow the registry never loses the block). */
+void *bc_scratch_alloc(bc_ctx *c, size_t n);
+void bc_scratch_free(bc_ctx *c, void *p);
+void bc_scratch_keep(bc_ctx *c, void *p);
+void bc_scratch_reserve(bc_ctx *c);
+void bc_scratch_push(bc_ctx *c, void *p, int is_array);
+/* Frees the scratch blocks registered after @p mark (a past scr_n). */
+void bc_scratch_release(bc_ctx *c, size_t mark);
+/* After an item unwound (bc_eval_reset() done, the item's nodes freed):
+ * frees every scratch block and every number no root reaches, and sets
+ * the others' refs to the references found. */
+void bc_unwind(bc_ctx *c);
+
 /* output (output.c) */
 void bc_out_char(bc_ctx *c, int ch);
 void bc_out_flush(bc_ctx *c);
@@ -218,8 +255,11 @@ int bc_sym_var(bc_ctx *c, const char *name, size_t len);
 int bc_sym_array(bc_ctx *c, const char *name, size_t len);
 int bc_sym_func(bc_ctx *c, const char *name, size_t len);
 bc_num **bc_array_slot(bc_ctx *c, bc_array *a, size_t idx);
+/* The copy is registered as scratch: bc_scratch_keep() it once owned. */
 bc_array *bc_array_copy(bc_ctx *c, const bc_array *a);
 void bc_array_free(bc_ctx *c, bc_array *a);
+/* Frees the array's pages and itself, not its numbers (unwind.c). */
+void bc_array_free_shallow(bc_ctx *c, bc_array *a);
 
 /* lexer (lex.c) */
 enum tok {

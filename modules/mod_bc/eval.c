@@ -8,8 +8,9 @@
  * are dynamically scoped as in bc: a call saves the current values of its
  * parameters and autos on per-name stacks, and restores them on return, so
  * a called function sees its caller's locals.  Runtime errors unwind to
- * bc_run() through bc_fail(); the values being computed then are left to
- * the memory hooks' owner (a pool or reap frees them with the request).
+ * bc_run() through bc_fail(); the values being computed then are recovered
+ * by unwind.c (numbers by its sweep, buffers held only here, the argument
+ * vector and arrays being passed, as scratch blocks).
  */
 #include <string.h>
 #include "bcint.h"
@@ -341,12 +342,17 @@ static bc_num *call(bc_ctx *c, node *n)
     if ((size_t)(c->stack_base - &here) > c->cfg.max_stack)
         bc_fail(c, BC_ERR_DEPTH, "function calls nested %u deep use more "
                 "than %zu bytes of stack", c->depth, c->cfg.max_stack);
-    void **vals = bc_alloc(c, (size_t)(f->nlocals + 1) * sizeof *vals);
+    void **vals = bc_scratch_alloc(c, (size_t)(f->nlocals + 1) * sizeof *vals);
     eval_args(c, n, f, vals);
-    for (int i = 0; i < f->nlocals; i++)
+    for (int i = 0; i < f->nlocals; i++) {
         push_local(c, f->locals[i], f->is_array[i],
                    i < f->nparams ? vals[i] : NULL);
-    bc_free(c, vals);
+        /* the array copy is the local's now (bc_eval_reset frees it): no
+         * longer scratch; one not pushed yet stays scratch */
+        if (i < f->nparams && f->is_array[i])
+            bc_scratch_keep(c, vals[i]);
+    }
+    bc_scratch_free(c, vals);
     const char *saved_func = c->cur_func;
     unsigned long saved_ibase = c->call_ibase;
     c->cur_func = name;

@@ -210,6 +210,7 @@ static void lex_number(bc_ctx *c)
     c->tok_len = (size_t)(c->pos - start);
     if (joined) {
         char *t = bc_alloc(c, c->tok_len);
+        c->tok_own = t; /* freed with the next token, or by bc_destroy */
         size_t k = 0;
         for (const char *p = start; p < c->pos; p++) {
             if (*p == '\\' && p[1] == '\n')
@@ -309,6 +310,9 @@ static int lex_op(bc_ctx *c, int ch)
 
 void bc_lex_next(bc_ctx *c)
 {
+    /* the parser copies what it keeps of a token before reading the next */
+    bc_free(c, c->tok_own);
+    c->tok_own = NULL;
     c->ntok++;
     for (;;) {
         if (skip_space(c) < 0 || c->pos >= c->end) {

@@ -17,7 +17,8 @@ modules_mod_bc_libbc_la_SOURCES = \
 	modules/mod_bc/num.c \
 	modules/mod_bc/numio.c \
 	modules/mod_bc/mag.c \
-	modules/mod_bc/mathlib.c
+	modules/mod_bc/mathlib.c \
+	modules/mod_bc/unwind.c
 # The arithmetic is the hot path of every benchmark: always optimise it.
 modules_mod_bc_libbc_la_CFLAGS = $(AM_CFLAGS) -O2
 

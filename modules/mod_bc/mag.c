@@ -7,7 +7,8 @@
  * Karatsuba multiplication, Knuth's long division (algorithm D), and
  * multiplication or division by one limb.  Arrays are little-endian; callers
  * own all storage; scratch space comes from the context's hooks, so a failed
- * allocation unwinds through bc_fail().  Long loops poll the time limit.
+ * allocation unwinds through bc_fail(), and is registered (bc_scratch_alloc)
+ * so that an unwind frees it.  Long loops poll the time limit.
  */
 #include <string.h>
 #include "bcint.h"
@@ -122,14 +123,14 @@ static void kmul(bc_ctx *c, bc_limb *r, const bc_limb *a, size_t na,
 static void kmul_unbalanced(bc_ctx *c, bc_limb *r, const bc_limb *a,
                             size_t na, const bc_limb *b, size_t nb)
 {
-    bc_limb *t = bc_alloc(c, 2 * nb * sizeof *t);
+    bc_limb *t = bc_scratch_alloc(c, 2 * nb * sizeof *t);
     for (size_t off = 0; off < na; off += nb) {
         size_t len = na - off < nb ? na - off : nb;
         memset(t, 0, (len + nb) * sizeof *t);
         kmul(c, t, a + off, len, b, nb);
         add_into(r + off, na + nb - off, t, len + nb);
     }
-    bc_free(c, t);
+    bc_scratch_free(c, t);
 }
 
 /* Karatsuba: a = a1 B^m + a0, b = b1 B^m + b0,
@@ -153,7 +154,7 @@ static void kmul(bc_ctx *c, bc_limb *r, const bc_limb *a, size_t na,
     }
     kmul(c, r, a, m, b, m);
     kmul(c, r + 2 * m, a + m, na - m, b + m, nb - m);
-    bc_limb *sa = bc_alloc(c, (4 * m + 4) * sizeof *sa);
+    bc_limb *sa = bc_scratch_alloc(c, (4 * m + 4) * sizeof *sa);
     bc_limb *sb = sa + m + 1, *z1 = sb + m + 1;
     size_t la = bc_mag_add(sa, a, m, a + m, na - m);
     size_t lb = bc_mag_add(sb, b, m, b + m, nb - m);
@@ -163,7 +164,7 @@ static void kmul(bc_ctx *c, bc_limb *r, const bc_limb *a, size_t na,
     sub_into(z1, la + lb, r, 2 * m);
     sub_into(z1, la + lb, r + 2 * m, na + nb - 2 * m);
     add_into(r + m, na + nb - m, z1, bc_mag_norm(z1, lz));
-    bc_free(c, sa);
+    bc_scratch_free(c, sa);
 }
 
 void bc_mag_mul(bc_ctx *c, bc_limb *r, const bc_limb *a, size_t na,
@@ -237,7 +238,7 @@ void bc_mag_div(bc_ctx *c, bc_limb *q, const bc_limb *a, size_t na,
         return;
     }
     bc_limb d = BC_BASE / (b[nb - 1] + 1);
-    bc_limb *u = bc_alloc(c, (na + 1 + nb + 1) * sizeof *u);
+    bc_limb *u = bc_scratch_alloc(c, (na + 1 + nb + 1) * sizeof *u);
     bc_limb *v = u + na + 1;
     bc_mag_mul_small(u, a, na, d, 0);
     bc_mag_mul_small(v, b, nb, d, 0);
@@ -255,5 +256,5 @@ void bc_mag_div(bc_ctx *c, bc_limb *q, const bc_limb *a, size_t na,
         }
         q[j] = div_step(u + j, v, nb, qhat);
     }
-    bc_free(c, u);
+    bc_scratch_free(c, u);
 }

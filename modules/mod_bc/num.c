@@ -41,6 +41,11 @@ bc_num *bc_num_new(bc_ctx *c, size_t cap)
     c->tick = steps >= 1024 || c->tick + steps >= 1024 ? 1024 : c->tick + (unsigned)steps;
     bc_num *n = bc_alloc(c, sizeof *n + cap * sizeof(bc_limb));
     n->refs = 1;
+    n->prev = NULL;
+    n->next = c->nums;
+    if (c->nums)
+        c->nums->prev = n;
+    c->nums = n;
     n->len = 0;
     n->cap = cap;
     n->scale = 0;
@@ -48,10 +53,22 @@ bc_num *bc_num_new(bc_ctx *c, size_t cap)
     return n;
 }
 
+/* Unlinks @p n from the context's numbers and frees it. */
+void bc_num_release(bc_ctx *c, bc_num *n)
+{
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        c->nums = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    bc_free(c, n);
+}
+
 void bc_num_free(bc_ctx *c, bc_num *n)
 {
     if (n && --n->refs == 0)
-        bc_free(c, n);
+        bc_num_release(c, n);
 }
 
 bc_num *bc_num_ref(bc_num *n)
@@ -435,7 +452,7 @@ bc_num *bc_num_sqrt(bc_ctx *c, const bc_num *a, size_t scale)
 char *bc_num_digits(bc_ctx *c, const bc_num *n, size_t *ndig)
 {
     size_t cap = n->len * BC_LIMB_DIGITS + 1;
-    char *s = bc_alloc(c, cap);
+    char *s = bc_scratch_alloc(c, cap);
     size_t k = 0;
     if (n->len == 0) {
         s[0] = '0';
@@ -467,6 +484,6 @@ size_t bc_num_length(bc_ctx *c, const bc_num *n)
         return n->scale ? n->scale : 1;
     size_t nd;
     char *s = bc_num_digits(c, n, &nd);
-    bc_free(c, s);
+    bc_scratch_free(c, s);
     return nd > n->scale ? nd : n->scale;
 }

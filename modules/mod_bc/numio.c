@@ -141,7 +141,7 @@ static void print_decimal(bc_ctx *c, const bc_num *n)
         for (size_t i = 0; i < nd; i++)
             bc_out_char(c, s[i]);
     }
-    bc_free(c, s);
+    bc_scratch_free(c, s);
 }
 
 static unsigned dec_width(unsigned long v)
@@ -178,7 +178,7 @@ static void print_digit(bc_ctx *c, unsigned long d, unsigned long obase,
 static void print_int_part(bc_ctx *c, bc_num *ip, unsigned long obase)
 {
     size_t cap = ip->len * 30 + 2, nd = 0; /* base 2: 30 digits a limb */
-    unsigned long *dig = bc_alloc(c, cap * sizeof *dig);
+    unsigned long *dig = bc_scratch_alloc(c, cap * sizeof *dig);
     bc_num *ob = bc_num_from_uint(c, obase);
     while (ip->len) {
         /* Each digit costs a pass over the whole number: a huge one in a
@@ -204,7 +204,7 @@ static void print_int_part(bc_ctx *c, bc_num *ip, unsigned long obase)
     while (nd-- > 0)
         print_digit(c, dig[nd], obase, 1);
     bc_num_free(c, ob);
-    bc_free(c, dig);
+    bc_scratch_free(c, dig);
 }
 
 /* Fraction digits: multiply by obase until obase^k has more than scale

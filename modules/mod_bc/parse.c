@@ -31,9 +31,9 @@ static void parse_error(bc_ctx *c, const char *msg)
     c->item_error = 1;
 }
 
-/* Remembers a block of the item being parsed, so that an item abandoned
- * half-way (a syntax error unwinds from anywhere) can still be freed. */
-static void track(bc_ctx *c, void *p)
+/* Makes room to track one more block: called before the block is
+ * allocated, so that failing to grow the table never loses the block. */
+static void track_reserve(bc_ctx *c)
 {
     if (c->trk_n == c->trk_cap) {
         size_t ncap = c->trk_cap ? 2 * c->trk_cap : 64;
@@ -44,6 +44,13 @@ static void track(bc_ctx *c, void *p)
         c->trk = nt;
         c->trk_cap = ncap;
     }
+}
+
+/* Remembers a block of the item being parsed, so that an item abandoned
+ * half-way (a syntax error unwinds from anywhere) can still be freed;
+ * track_reserve() came first. */
+static void track(bc_ctx *c, void *p)
+{
     c->trk[c->trk_n++] = p;
 }
 
@@ -56,6 +63,7 @@ static void free_tracked(bc_ctx *c)
 
 static node *mk(bc_ctx *c, int kind)
 {
+    track_reserve(c);
     node *n = bc_alloc(c, sizeof *n);
     track(c, n);
     memset(n, 0, sizeof *n);
@@ -111,12 +119,11 @@ static void skip_newlines(bc_ctx *c)
 
 static char *copy_text(bc_ctx *c, const char *s, size_t n)
 {
+    track_reserve(c);
     char *t = bc_alloc(c, n + 1);
     track(c, t);
     memcpy(t, s, n);
     t[n] = 0;
-    if (s < c->src || s >= c->end) /* the lexer's joined number */
-        bc_free(c, (void *)s);
     return t;
 }
 
@@ -178,7 +185,7 @@ static node *parse_args(bc_ctx *c, node *call)
 static char *hold_text(bc_ctx *c, char *stack, size_t cap, size_t *len)
 {
     *len = c->tok_len;
-    char *t = *len <= cap ? stack : bc_alloc(c, *len);
+    char *t = *len <= cap ? stack : bc_scratch_alloc(c, *len);
     memcpy(t, c->tok_text, *len);
     return t;
 }
@@ -186,7 +193,7 @@ static char *hold_text(bc_ctx *c, char *stack, size_t cap, size_t *len)
 static void release_text(bc_ctx *c, char *t, const char *stack)
 {
     if (t != stack)
-        bc_free(c, t);
+        bc_scratch_free(c, t);
 }
 
 static node *parse_name_rest(bc_ctx *c, const char *nm, size_t nl)
@@ -469,6 +476,7 @@ static node *stmt_or_error(bc_ctx *c, pstate *ps, int line_start, int *how)
 {
     jmp_buf jb, *saved = c->jmp;
     pstate keep = *ps;
+    size_t mark = c->scr_n;
     for (;;) {
         c->jmp = &jb;
         if (setjmp(jb) == 0) {
@@ -479,6 +487,7 @@ static node *stmt_or_error(bc_ctx *c, pstate *ps, int line_start, int *how)
         }
         c->jmp = saved;
         *ps = keep;
+        bc_scratch_release(c, mark); /* the statement's held names */
         if (c->failed != BC_ERR_SYNTAX)
             longjmp(*saved, 1); /* a limit: not ours to recover from */
         *how = recover(c, line_start);
@@ -696,14 +705,17 @@ static void add_local(bc_ctx *c, bc_func *f, int *cap, int id, int is_arr,
             parse_error(c, dupmsg);
     if (f->nlocals == *cap) {
         int ncap = *cap ? *cap * 2 : 8;
-        int *nl = bc_alloc(c, (size_t)ncap * sizeof *nl);
-        unsigned char *na = bc_alloc(c, (size_t)ncap);
+        /* scratch until the definition is stored: an error in it unwinds */
+        int *nl = bc_scratch_alloc(c, (size_t)ncap * sizeof *nl);
+        unsigned char *na = bc_scratch_alloc(c, (size_t)ncap);
         if (f->nlocals) {
             memcpy(nl, f->locals, (size_t)f->nlocals * sizeof *nl);
             memcpy(na, f->is_array, (size_t)f->nlocals);
         }
-        bc_free(c, f->locals);
-        bc_free(c, f->is_array);
+        if (f->locals) {
+            bc_scratch_free(c, f->locals);
+            bc_scratch_free(c, f->is_array);
+        }
         f->locals = nl;
         f->is_array = na;
         *cap = ncap;
@@ -774,9 +786,15 @@ static void parse_define(bc_ctx *c)
     pstate ps = {0, 1, f.is_void};
     f.body = parse_block(c, &ps);
     if (c->item_error) {
-        bc_free(c, f.locals); /* reported; GNU bc leaves it undefined */
-        bc_free(c, f.is_array);
+        if (f.locals) { /* reported; GNU bc leaves it undefined */
+            bc_scratch_free(c, f.locals);
+            bc_scratch_free(c, f.is_array);
+        }
         return;
+    }
+    if (f.locals) {
+        bc_scratch_keep(c, f.locals);
+        bc_scratch_keep(c, f.is_array);
     }
     bc_func *old = &c->fn[id];
     bc_node_free(c, old->body); /* a redefinition replaces the function */
@@ -827,6 +845,7 @@ static void parse_line(bc_ctx *c, node **out)
 bc_parse_result bc_parse_item(bc_ctx *c, node **out)
 {
     jmp_buf jb, *saved = c->jmp;
+    size_t mark = c->scr_n;
     *out = NULL;
     free_tracked(c); /* left over if a limit stopped the last parse */
     c->item_error = 0;
@@ -834,6 +853,7 @@ bc_parse_result bc_parse_item(bc_ctx *c, node **out)
     if (setjmp(jb)) {
         c->jmp = saved;
         free_tracked(c);
+        bc_scratch_release(c, mark); /* a definition's parameter list */
         if (c->failed == BC_QUIT)
             return P_QUIT;
         if (c->failed != BC_ERR_SYNTAX)

@@ -127,9 +127,11 @@ bc_num **bc_array_slot(bc_ctx *c, bc_array *a, size_t idx)
 
 bc_array *bc_array_copy(bc_ctx *c, const bc_array *a)
 {
+    bc_scratch_reserve(c);
     bc_array *r = bc_alloc(c, sizeof *r);
     r->npages = 0;
     r->pages = NULL;
+    bc_scratch_push(c, r, 1); /* filling it may fail half-way */
     if (!a)
         return r;
     for (size_t p = 0; p < a->npages; p++) {
@@ -141,6 +143,16 @@ bc_array *bc_array_copy(bc_ctx *c, const bc_array *a)
                     bc_num_ref(a->pages[p][i]);
     }
     return r;
+}
+
+void bc_array_free_shallow(bc_ctx *c, bc_array *a)
+{
+    if (!a)
+        return;
+    for (size_t p = 0; p < a->npages; p++)
+        bc_free(c, a->pages[p]);
+    bc_free(c, a->pages);
+    bc_free(c, a);
 }
 
 void bc_array_free(bc_ctx *c, bc_array *a)

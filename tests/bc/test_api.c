@@ -36,15 +36,18 @@ typedef struct mem {
     long allocs;      /* allocations made */
     long fail_at;     /* the allocation that fails (1-based), 0 = none */
     long live;        /* blocks not yet freed */
+    size_t bytes;     /* their sizes */
+    size_t max_bytes; /* refuse an allocation past this, 0 = no limit */
     int no_free;      /* pool mode: free does nothing */
     struct blk *pool; /* every block not yet freed, as a pool holds them:
                          pool_release() frees them all at once */
 } mem;
 
-/* The prefix of every block: its links in mem.pool (16 bytes, so the
- * blocks stay 16-byte aligned). */
+/* The prefix of every block: its links in mem.pool and its size (32
+ * bytes, so the blocks stay 16-byte aligned). */
 typedef struct blk {
     struct blk *next, *prev;
+    size_t size, pad;
 } blk;
 
 static void *t_alloc(void *ud, size_t n)
@@ -54,10 +57,14 @@ static void *t_alloc(void *ud, size_t n)
         return NULL;
     if (!m->fail_at)
         m->allocs++;
+    if (m->max_bytes && m->bytes + n > m->max_bytes)
+        return NULL;
     blk *b = malloc(sizeof *b + n);
     if (!b)
         return NULL;
     m->live++;
+    m->bytes += n;
+    b->size = n;
     b->prev = NULL;
     b->next = m->pool;
     if (m->pool)
@@ -66,9 +73,8 @@ static void *t_alloc(void *ud, size_t n)
     return b + 1;
 }
 
-/* What a pool does when it is cleared: free what is left.  (After an
- * error or a limit the interpreter leaves that statement's temporaries to
- * the pool, see bc.h.) */
+/* What a pool does when it is cleared: free what is left (test_unwind
+ * checks that the interpreter itself left nothing). */
 static void pool_release(mem *m)
 {
     while (m->pool) {
@@ -85,6 +91,7 @@ static void t_free(void *ud, void *p)
         return; /* leaked on purpose: a pool would free it later */
     m->live--;
     blk *b = (blk *)p - 1;
+    m->bytes -= b->size;
     if (b->prev)
         b->prev->next = b->next;
     else
@@ -196,6 +203,9 @@ static void test_out_of_memory(void)
         buf out = {0}, err = {0};
         m.fail_at = n;
         int st = run(&m, &out, &err, prog, 1);
+        /* whatever allocation failed, the unwind freed what it held */
+        CHECK(m.live == 0, "failing allocation %ld: %ld blocks not freed",
+              n, m.live);
         if (st == BC_ERR_NOMEM || st == -1)
             nomem++;
         else if (st == BC_OK)
@@ -302,6 +312,166 @@ static void test_threads(void)
     }
 }
 
+/* ------------------------------------------------------------ unwinding
+ * Errors, halts and limits unwind with longjmp out of the evaluator, the
+ * arithmetic and the parser; each case below checks that the context then
+ * holds nothing more than before (the temporaries of the unwound item are
+ * freed, the refcounts right), that it still computes correctly, and that
+ * bc_destroy() leaves no block. */
+
+typedef struct unwind_case {
+    const char *name;
+    const char *setup;   /* run first; its output is not checked */
+    const char *prog;    /* errs, halts or hits a limit */
+    int want;            /* prog's status */
+    const char *after;   /* run last, on the same context */
+    const char *expect;  /* its output */
+    int mathlib;
+    double time_limit;
+    size_t max_output;
+    size_t max_bytes;    /* memory limit for prog only */
+} unwind_case;
+
+static const char deep_funcs[] =
+    "define g(a[], n) {\n"
+    "  auto t, u[]\n"
+    "  u[1] = a[1] * n; u[2] = 123456789012345678901234567890 + n; t = 7\n"
+    "  if (n == 0) return (u[2] * t) / (a[1] - a[1])\n"
+    "  return g(u[], n - 1) + t * u[2]\n"
+    "}\n"
+    "define f(b[]) { auto z; z = 3.25; return 2 * g(b[], 6) + z }\n"
+    "define k() { return 98765432109876543210.5 }\n";
+
+static const unwind_case unwind_cases[] = {
+    {"1/0 repeated", "x = 5; y = x * 1000000000000000000000\n",
+     "1/0\n1/0\n2 + 3/0 * y\nsqrt(-y)\n1/0\n5 % 0\n1/0\n",
+     BC_ERR_RUNTIME, "x; y\n", "5\n5000000000000000000000\n", .mathlib = 0},
+    {"error deep in nested calls", deep_funcs,
+     "b[1] = 2; x = 11; y = x + k()\nf(b[]) + x\nf(b[])\n",
+     BC_ERR_RUNTIME, "x; b[1]; y; k(); b[2]; z\n",
+     "11\n2\n98765432109876543221.5\n98765432109876543210.5\n0\n0\n", .mathlib = 0},
+    {"halt inside a function", "define f() { halt }\n"
+     "define k() { return 12345678901234567890 }\nv = k()\n",
+     "1 + f()\n", BC_QUIT, "k(); v; 1 + k()\n",
+     "12345678901234567890\n12345678901234567890\n12345678901234567891\n", .mathlib = 0},
+    {"halt with arrays and autos", deep_funcs,
+     "define h(a[], n) { auto t[]; t[n] = a[1] + n; if (n > 3) halt; "
+     "return h(t[], n + 1) + k() }\nb[1] = 4\n7 * h(b[], 0)\n",
+     BC_QUIT, "b[1]; k()\n", "4\n98765432109876543210.5\n", .mathlib = 0},
+    {"syntax errors inside definitions", "x = 8\n",
+     "define f(a\n"
+     "define g(a[], b) {\n auto c, d\n x = (\n}\n"
+     "define h(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa[ ) { }\n"
+     "define p(q, r, s, t, u, v, w, q) { return 1 }\n"
+     "define k(n) { auto t[], bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb, + }\n"
+     "x = ) 1.000000000000000000000\\\n000000000000000001 2\n",
+     BC_ERR_SYNTAX, "x\n", "8\n", .mathlib = 0},
+    {"time limit inside multiplication and division", "x = 9\n",
+     "a = 3^300000; while (1) { b = a * a; c = b / (a - 1); d = c % 7 }\n",
+     BC_ERR_TIME, "x; 2 * 21\n", "9\n42\n", .time_limit = 0.3},
+    {"memory limit inside multiplication", "x = 9\n",
+     "a = 7^100000\nb = a * a * a * a * a * a * a * a\nc = b / a\n",
+     BC_ERR_NOMEM, "x; x^20\n", "9\n12157665459056928801\n",
+     .max_bytes = 400000},
+    {"memory limit inside division", "x = 9\n",
+     "scale = 50000; a = 7^30000; b = a / (a - 1)\n",
+     BC_ERR_NOMEM, "x; x^20\n", "9\n12157665459056928801\n",
+     .max_bytes = 80000},
+    {"output limit while printing", "x = 4\n", "2^100000\n", BC_ERR_OUTPUT,
+     "x\n", "4\n", .max_output = 1000},
+    {"output limit while printing in base 16", "x = 4\n",
+     "obase = 16; 3^100000 + .5\n", BC_ERR_OUTPUT, "obase = 10; x\n", "4\n",
+     .max_output = 1000},
+    {"math library: error inside a(), halt after", "x = 2\n",
+     "define f() { halt }\ns(1/0)\na(x) / (x - 2)\nl(0)\n1 + e(f())\n",
+     BC_QUIT, "scale = 20; x; s(0); e(0)\n", "2\n0\n1.00000000000000000000\n",
+     .mathlib = 1},
+};
+
+static void test_unwind(void)
+{
+    for (size_t i = 0; i < sizeof unwind_cases / sizeof unwind_cases[0]; i++) {
+        const unwind_case *u = &unwind_cases[i];
+        mem m = {0};
+        buf out = {0}, err = {0};
+        bc_config_t cfg = config(&m, &out, &err);
+        cfg.mathlib = u->mathlib;
+        cfg.time_limit = u->time_limit;
+        cfg.max_output = u->max_output;
+        bc_ctx_t *bc = bc_create(&cfg);
+        CHECK(bc != NULL, "%s: no context", u->name);
+        if (!bc)
+            continue;
+        int st = bc_run(bc, u->setup, strlen(u->setup), "(setup)");
+        CHECK(st == BC_OK, "%s: setup status %d: %s", u->name, st, err.data);
+        long live = m.live;
+        size_t bytes = m.bytes;
+        m.max_bytes = u->max_bytes ? bytes + u->max_bytes : 0;
+        st = bc_run(bc, u->prog, strlen(u->prog), "(prog)");
+        m.max_bytes = 0;
+        CHECK(st == u->want, "%s: status %d, want %d: %s", u->name, st,
+              u->want, err.data);
+        /* Nothing new lives on but the names and slots the program made
+         * and the bodies it defined: run it again, which makes none, and
+         * the context must not grow. */
+        long live1 = m.live;
+        size_t bytes1 = m.bytes;
+        m.max_bytes = u->max_bytes ? bytes + u->max_bytes : 0;
+        st = bc_run(bc, u->prog, strlen(u->prog), "(prog)");
+        m.max_bytes = 0;
+        CHECK(st == u->want, "%s: second status %d", u->name, st);
+        CHECK(m.live == live1 && m.bytes == bytes1,
+              "%s: the context grew from %ld blocks (%zu bytes) to %ld (%zu)"
+              " (%ld before the first run)", u->name, live1, bytes1, m.live,
+              m.bytes, live);
+        out.len = 0;
+        out.data[0] = 0;
+        cfg.max_output = 0;
+        st = bc_run(bc, u->after, strlen(u->after), "(after)");
+        CHECK(st == BC_OK, "%s: after: status %d", u->name, st);
+        CHECK(strcmp(out.data, u->expect) == 0, "%s: after: output %s",
+              u->name, out.data);
+        bc_destroy(bc);
+        CHECK(m.live == 0, "%s: %ld blocks not freed", u->name, m.live);
+        pool_release(&m);
+    }
+}
+
+/* bc_run_stream: a long-lived context reading line by line must not grow
+ * with its failing lines. */
+static const char *error_lines(void *ud, size_t *len)
+{
+    int *left = ud;
+    if (*left == 0)
+        return NULL;
+    (*left)--;
+    static const char line[] = "x = x + 1; 10 ^ 40 / (x - x)\n";
+    *len = sizeof line - 1;
+    return line;
+}
+
+static void test_unwind_stream(void)
+{
+    mem m = {0};
+    buf out = {0}, err = {0};
+    bc_config_t cfg = config(&m, &out, &err);
+    cfg.err = NULL; /* 1000 messages */
+    bc_ctx_t *bc = bc_create(&cfg);
+    int left = 10;
+    int st = bc_run_stream(bc, error_lines, &left, "(lines)");
+    CHECK(st == BC_ERR_RUNTIME, "status %d", st);
+    long live = m.live;
+    left = 1000;
+    st = bc_run_stream(bc, error_lines, &left, "(lines)");
+    CHECK(st == BC_ERR_RUNTIME, "status %d", st);
+    CHECK(m.live == live, "%ld blocks after 10 failing lines, %ld after 1010",
+          live, m.live);
+    st = bc_run(bc, "x\n", 2, "(x)");
+    CHECK(strcmp(out.data, "1010\n") == 0, "x: %s", out.data);
+    bc_destroy(bc);
+    CHECK(m.live == 0, "%ld blocks not freed", m.live);
+}
+
 int main(void)
 {
     test_basic();
@@ -309,6 +479,8 @@ int main(void)
     test_out_of_memory();
     test_limits();
     test_stream();
+    test_unwind();
+    test_unwind_stream();
     test_threads();
     if (failures) {
         fprintf(stderr, "test_api: %d failures\n", failures);
