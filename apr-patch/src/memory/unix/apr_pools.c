@@ -93,12 +93,10 @@
 
 /*
  * Memnodes handed out by apr_allocator_alloc() are multiples of
- * BOUNDARY_SIZE, at least MIN_ALLOC, as in stock APR, so that the free
- * lists and max_free keep their meaning.  The sink is index 0, so
- * MIN_ALLOC must be at least two boundaries.
+ * BOUNDARY_SIZE, at least MIN_ALLOC, as in stock APR, so that a caller
+ * that sizes its requests by apr_allocator_align() gets what it expects.
  */
 #define MIN_ALLOC (2 * BOUNDARY_SIZE)
-#define MAX_INDEX   20
 
 #if APR_ALLOCATOR_USES_MMAP && defined(_SC_PAGESIZE)
 static unsigned int boundary_index;
@@ -129,39 +127,25 @@ static unsigned int boundary_size;
 /*
  * Allocator
  *
- * @note The max_free_index and current_free_index fields are not really
- * indices, but quantities of BOUNDARY_SIZE big memory blocks.
+ * A stock allocator keeps the memnodes given back to it on free lists,
+ * up to max_free bytes, for its pools and its other users (bucket
+ * allocators) to take again.  Here pools are reaps and never draw on
+ * memnodes, so a kept node would be memory only the next
+ * apr_allocator_alloc() could use: under HTTP/2 the free lists of a
+ * child's allocators held 4.5 MB at idle with MaxMemFree 128 (the idle
+ * RSS 1.34x stock's; 1.13x without them, docs/measurements.md).  So
+ * every node comes from libreap's base allocator and goes straight back
+ * to it: its per-thread caches make taking a node again as fast as a
+ * free list, and mod_reap's idle trim gives what nobody uses back to the
+ * operating system.  max_free is then a bound the allocator always
+ * meets, as it keeps nothing.
  */
 
 struct apr_allocator_t {
-    /** largest used index into free[], always < MAX_INDEX */
-    apr_size_t        max_index;
-    /** Total size (in BOUNDARY_SIZE multiples) of unused memory before
-     * blocks are given back. @see apr_allocator_max_free_set().
-     * @note Initialized to APR_ALLOCATOR_MAX_FREE_UNLIMITED,
-     * which means to never give back blocks.
-     */
-    apr_size_t        max_free_index;
-    /**
-     * Memory size (in BOUNDARY_SIZE multiples) that currently must be freed
-     * before blocks are given back. Range: 0..max_free_index
-     */
-    apr_size_t        current_free_index;
 #if APR_HAS_THREADS
     apr_thread_mutex_t *mutex;
 #endif /* APR_HAS_THREADS */
     apr_pool_t         *owner;
-    /**
-     * Lists of free nodes. Slot 0 is used for oversized nodes,
-     * and the slots 1..MAX_INDEX-1 contain nodes of sizes
-     * (i+1) * BOUNDARY_SIZE. Example for BOUNDARY_INDEX == 12:
-     * slot  0: nodes larger than 81920
-     * slot  1: size  8192
-     * slot  2: size 12288
-     * ...
-     * slot 19: size 81920
-     */
-    apr_memnode_t      *free[MAX_INDEX];
 };
 
 #define SIZEOF_ALLOCATOR_T  APR_ALIGN_DEFAULT(sizeof(apr_allocator_t))
@@ -171,6 +155,8 @@ struct apr_allocator_t {
  * Allocator
  */
 
+/* The allocator's mutex, where one is set, also guards the lists of
+ * child pools of the pools it serves (as in stock APR). */
 static APR_INLINE
 void allocator_lock(apr_allocator_t *allocator)
 {
@@ -189,7 +175,8 @@ void allocator_unlock(apr_allocator_t *allocator)
 #endif /* APR_HAS_THREADS */
 }
 
-/* Give a node back to the base allocator (stock APR: free()). */
+/* Give a node back to the base allocator (stock APR: a free list, or
+ * free()). */
 static void node_free(apr_memnode_t *node)
 {
     reap_base_free(node, (apr_size_t)(node->endp - (char *)node));
@@ -205,28 +192,16 @@ APR_DECLARE(apr_status_t) apr_allocator_create(apr_allocator_t **allocator)
         return APR_ENOMEM;
 
     memset(new_allocator, 0, SIZEOF_ALLOCATOR_T);
-    new_allocator->max_free_index = APR_ALLOCATOR_MAX_FREE_UNLIMITED;
 
     *allocator = new_allocator;
 
     return APR_SUCCESS;
 }
 
+/* As in stock APR, a node its user still holds is the user's to give
+ * back first; there are no free lists to empty. */
 APR_DECLARE(void) apr_allocator_destroy(apr_allocator_t *allocator)
 {
-    apr_size_t index;
-    apr_memnode_t *node, **ref;
-
-    /* As in stock APR: the nodes on the free lists go back; a node its
-     * user still holds is the user's to give back first. */
-    for (index = 0; index < MAX_INDEX; index++) {
-        ref = &allocator->free[index];
-        while ((node = *ref) != NULL) {
-            *ref = node->next;
-            node_free(node);
-        }
-    }
-
     free(allocator);
 }
 
@@ -258,19 +233,9 @@ APR_DECLARE(apr_pool_t *) apr_allocator_owner_get(apr_allocator_t *allocator)
 APR_DECLARE(void) apr_allocator_max_free_set(apr_allocator_t *allocator,
                                              apr_size_t in_size)
 {
-    apr_size_t max_free_index;
-    apr_size_t size = in_size;
-
-    allocator_lock(allocator);
-
-    max_free_index = APR_ALIGN(size, BOUNDARY_SIZE) >> BOUNDARY_INDEX;
-    allocator->current_free_index += max_free_index;
-    allocator->current_free_index -= allocator->max_free_index;
-    allocator->max_free_index = max_free_index;
-    if (allocator->current_free_index > max_free_index)
-        allocator->current_free_index = max_free_index;
-
-    allocator_unlock(allocator);
+    /* The allocator keeps no free nodes, so every bound holds. */
+    (void)allocator;
+    (void)in_size;
 }
 
 static APR_INLINE
@@ -299,79 +264,13 @@ APR_DECLARE(apr_size_t) apr_allocator_align(apr_allocator_t *allocator,
     return allocator_align(size);
 }
 
-/* Take a node of at least index from the free lists, or NULL.
- * Called with the allocator locked.
- */
-static apr_memnode_t *allocator_take_free(apr_allocator_t *allocator,
-                                          apr_size_t index)
-{
-    apr_memnode_t *node, **ref;
-    apr_size_t max_index, i;
-
-    if (index <= allocator->max_index) {
-        /* Walk the free lists upwards from the requested size. */
-        max_index = allocator->max_index;
-        ref = &allocator->free[index];
-        i = index;
-        while (*ref == NULL && i < max_index) {
-           ref++;
-           i++;
-        }
-
-        if ((node = *ref) == NULL)
-            return NULL;
-
-        /* If we took the last node of the highest list, find the new
-         * highest non-empty list.
-         */
-        if ((*ref = node->next) == NULL && i >= max_index) {
-            do {
-                ref--;
-                max_index--;
-            }
-            while (*ref == NULL && max_index);
-
-            allocator->max_index = max_index;
-        }
-    }
-    else {
-        /* Seek the sink (at index 0) for an oversized node. */
-        ref = &allocator->free[0];
-        while ((node = *ref) != NULL && index > node->index)
-            ref = &node->next;
-
-        if (node == NULL)
-            return NULL;
-
-        *ref = node->next;
-    }
-
-    allocator->current_free_index += node->index + 1;
-    if (allocator->current_free_index > allocator->max_free_index)
-        allocator->current_free_index = allocator->max_free_index;
-
-    return node;
-}
-
-/* A new node of size bytes from the base allocator, or NULL. */
-static apr_memnode_t *allocator_new_node(apr_size_t size, apr_size_t index)
-{
-    apr_memnode_t *node;
-
-    if ((node = reap_base_alloc(size)) == NULL)
-        return NULL;
-
-    node->index = (apr_uint32_t)index;
-    node->endp = (char *)node + size;
-
-    return node;
-}
-
 static APR_INLINE
 apr_memnode_t *allocator_alloc(apr_allocator_t *allocator, apr_size_t in_size)
 {
     apr_memnode_t *node;
     apr_size_t size, index;
+
+    (void)allocator;
 
     /* Round up the block size to the next boundary, but always
      * allocate at least a certain size (MIN_ALLOC).
@@ -385,87 +284,33 @@ apr_memnode_t *allocator_alloc(apr_allocator_t *allocator, apr_size_t in_size)
      * dividing its size by the boundary size
      */
     index = (size >> BOUNDARY_INDEX) - 1;
-    
+
     if (index > APR_UINT32_MAX) {
         return NULL;
     }
 
-    allocator_lock(allocator);
-    node = allocator_take_free(allocator, index);
-    allocator_unlock(allocator);
-    if (node == NULL)
-        node = allocator_new_node(size, index);
-
-    if (node == NULL)
+    if ((node = reap_base_alloc(size)) == NULL)
         return NULL;
 
+    node->index = (apr_uint32_t)index;
+    node->endp = (char *)node + size;
     node->next = NULL;
     node->first_avail = (char *)node + APR_MEMNODE_T_SIZE;
 
     return node;
 }
 
+/* The nodes of the list go back to the base allocator. */
 static APR_INLINE
 void allocator_free(apr_allocator_t *allocator, apr_memnode_t *node)
 {
-    apr_memnode_t *next, *freelist = NULL;
-    apr_size_t index, max_index;
-    apr_size_t max_free_index, current_free_index;
+    apr_memnode_t *next;
 
-    allocator_lock(allocator);
-
-    max_index = allocator->max_index;
-    max_free_index = allocator->max_free_index;
-    current_free_index = allocator->current_free_index;
-
-    /* Walk the list of submitted nodes and free them one by one,
-     * shoving them in the right 'size' buckets as we go, or onto
-     * freelist, for the base allocator, once max_free is reached.
-     */
+    (void)allocator;
     do {
         next = node->next;
-        index = node->index;
-
-        if (max_free_index != APR_ALLOCATOR_MAX_FREE_UNLIMITED
-            && index + 1 > current_free_index) {
-            node->next = freelist;
-            freelist = node;
-            continue;
-        }
-
-        if (index < MAX_INDEX) {
-            /* Add the node to the appropriate 'size' bucket.  Adjust
-             * the max_index when appropriate.
-             */
-            if ((node->next = allocator->free[index]) == NULL
-                && index > max_index) {
-                max_index = index;
-            }
-            allocator->free[index] = node;
-        }
-        else {
-            /* This node is too large to keep in a specific size bucket,
-             * just add it to the sink (at index 0).
-             */
-            node->next = allocator->free[0];
-            allocator->free[0] = node;
-        }
-        if (current_free_index >= index + 1)
-            current_free_index -= index + 1;
-        else
-            current_free_index = 0;
-    } while ((node = next) != NULL);
-
-    allocator->max_index = max_index;
-    allocator->current_free_index = current_free_index;
-
-    allocator_unlock(allocator);
-
-    while (freelist != NULL) {
-        node = freelist;
-        freelist = node->next;
         node_free(node);
-    }
+    } while ((node = next) != NULL);
 }
 
 APR_DECLARE(apr_memnode_t *) apr_allocator_alloc(apr_allocator_t *allocator,
