@@ -222,6 +222,69 @@ static void test_process_budget_bounds(void **state)
     assert_true(grown_bytes(&snap.tc) > TOTAL - BUDGET);
 }
 
+/* Threads alive together get caches of their own, each the header and
+ * the bins of the classes in use, side by side: a server of hundreds of
+ * threads must not pay two pages a thread (a whole rp_hd_tcache_t is
+ * 64 bins).  Every cache works: each thread takes, frees and takes again
+ * blocks of the smallest and the largest class. */
+#define NCACHES 8
+static pthread_barrier_t all_bound;
+static rp_hd_tcache_t *caches[NCACHES];
+static bool cache_ok[NCACHES];
+
+static void *bind_and_wait(void *arg)
+{
+    intptr_t i = (intptr_t)arg;
+    size_t big = rp_hd_sc.size[rp_hd_sc.n - 1];
+    void *a = rp_hoard_malloc(16), *b = rp_hoard_malloc(big);
+    caches[i] = rp_hd_tls;
+    if (a && b) {
+        memset(a, 1, 16), memset(b, 2, big);
+        rp_hoard_free(a);
+        rp_hoard_free(b);
+        a = rp_hoard_malloc(16), b = rp_hoard_malloc(big);
+    }
+    cache_ok[i] = a && b;
+    pthread_barrier_wait(&all_bound); /* alive until all are bound */
+    rp_hoard_free(a);
+    rp_hoard_free(b);
+    return NULL;
+}
+
+static int by_address(const void *x, const void *y)
+{
+    uintptr_t a = (uintptr_t)*(rp_hd_tcache_t *const *)x, b = (uintptr_t)*(rp_hd_tcache_t *const *)y;
+    return (a > b) - (a < b);
+}
+
+static void test_caches_packed(void **state)
+{
+    (void)state;
+    pthread_t t[NCACHES];
+    size_t bytes = offsetof(rp_hd_tcache_t, bin) + (size_t)rp_hd_sc.n * sizeof(rp_hd_bin_t);
+    assert_true(bytes < sizeof(rp_hd_tcache_t));
+    assert_int_equal(pthread_barrier_init(&all_bound, NULL, NCACHES + 1), 0);
+    for (intptr_t i = 0; i < NCACHES; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, bind_and_wait, (void *)i), 0);
+    pthread_barrier_wait(&all_bound);
+    for (int i = 0; i < NCACHES; i++)
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+    pthread_barrier_destroy(&all_bound);
+    qsort(caches, NCACHES, sizeof caches[0], by_address);
+    size_t near = 0;
+    for (int i = 0; i < NCACHES; i++) {
+        assert_true(cache_ok[i]);
+        if (i > 0) {
+            size_t gap = (size_t)((char *)caches[i] - (char *)caches[i - 1]);
+            assert_true(gap >= bytes); /* no two overlap */
+            near += gap == bytes;
+        }
+    }
+    /* side by side, but for a new slab now and then, and caches that
+     * earlier tests' threads left in the pool */
+    assert_true(near >= NCACHES / 2);
+}
+
 /* Mallocs alone (a bin that runs dry and is refilled) grow nothing. */
 static void mallocs_only(snap_t *s)
 {
@@ -485,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_grows_once_per_refill),
         cmocka_unit_test(test_budget_bounds),
         cmocka_unit_test(test_process_budget_bounds),
+        cmocka_unit_test(test_caches_packed),
         cmocka_unit_test(test_underflow_keeps),
         cmocka_unit_test(test_reused_cache_starts_over),
         cmocka_unit_test(test_range_given_back),

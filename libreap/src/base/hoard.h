@@ -500,6 +500,8 @@ static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
     bin->count = n + 1;
 }
 
+/* A thread's cache.  Only rp_hd_none and tcache.c's `dead' are whole;
+ * the others end after bin[rp_hd_sc.n - 1] (tcache.c, cache_bytes). */
 typedef struct rp_hd_tcache {
     rp_hd_heap_t *heap;           /* the heap this thread allocates from */
     struct rp_hd_tcache *next;    /* in the pool of idle caches */

@@ -20,6 +20,9 @@
  * a pthread key flushes the cache when the thread exits; the cache then
  * goes to a pool for the next thread, so thread churn maps nothing new.
  * After its exit flush a thread uses `dead', a cache that keeps nothing.
+ * Caches are carved from shared pages with only the bins of the classes
+ * in use (cache_new): a server of hundreds of threads pays about 3 KiB a
+ * thread, not the two pages a whole rp_hd_tcache_t would take.
  */
 #include <errno.h>
 #include <sched.h>
@@ -41,6 +44,11 @@ static pthread_key_t exit_key;
 static rp_hd_tcache_t dead;  /* caps 0: every operation takes the locked path */
 
 #define REFILL_MAX 128
+
+/* Caches are carved from pieces of this size, never given back (a cache
+ * goes back to the pool when its thread exits); the pool lock. */
+#define SLAB_BYTES (64u << 10)
+static char *slab_next, *slab_end;
 
 /* ---- binding ---------------------------------------------------------------- */
 
@@ -100,26 +108,46 @@ static bool grow_cap(rp_hd_tcache_t *tc, rp_hd_bin_t *bin, size_t size)
     return bytes > 0;
 }
 
+/* The bytes of a cache: its bins stop at the last class in use, so the
+ * bins from rp_hd_sc.n to RP_HD_MAX_CLASSES are not there and nothing may
+ * touch them (every bin index is a class, < rp_hd_sc.n).  Only the two
+ * static caches, rp_hd_none and dead, are whole. */
+static size_t cache_bytes(void)
+{
+    return offsetof(rp_hd_tcache_t, bin) + (size_t)rp_hd_sc.n * sizeof(rp_hd_bin_t);
+}
+
+/* A new cache from the slab, or NULL; the pool lock. */
+static rp_hd_tcache_t *cache_new(void)
+{
+    size_t n = cache_bytes(); /* a multiple of 64: bins are 64 bytes, aligned */
+    if ((size_t)(slab_end - slab_next) < n) {
+        char *s = rp_hd_os_map(SLAB_BYTES, rp_hd_os_page());
+        if (!s)
+            return NULL;
+        slab_next = s, slab_end = s + SLAB_BYTES;
+    }
+    rp_hd_tcache_t *tc = (rp_hd_tcache_t *)(void *)slab_next;
+    slab_next += n;
+    return tc;
+}
+
 static rp_hd_tcache_t *tcache_create(void)
 {
     pthread_mutex_lock(&pool_lock);
     rp_hd_tcache_t *tc = pool;
     if (tc)
         pool = tc->next;
+    else
+        tc = cache_new();
+    if (!tc) {
+        pthread_mutex_unlock(&pool_lock);
+        return &dead;
+    }
     rp_hd_heap_t *h = least_loaded_heap();
     h->nthreads++;
     pthread_mutex_unlock(&pool_lock);
-    if (!tc) {
-        size_t page = rp_hd_os_page();
-        tc = rp_hd_os_map((sizeof *tc + page - 1) & ~(page - 1), page);
-        if (!tc) {
-            pthread_mutex_lock(&pool_lock);
-            h->nthreads--;
-            pthread_mutex_unlock(&pool_lock);
-            return &dead;
-        }
-    }
-    memset(tc, 0, sizeof *tc);
+    memset(tc, 0, cache_bytes());
     tc->heap = h;
     set_caps(tc);
     pthread_mutex_lock(&pool_lock);
