@@ -501,7 +501,7 @@ static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
 }
 
 /* A thread's cache.  Only rp_hd_none and tcache.c's `dead' are whole;
- * the others end after bin[rp_hd_sc.n - 1] (tcache.c, cache_bytes). */
+ * the others end after bin[rp_hd_sc.n - 1] (rp_hd_tcache_bytes). */
 typedef struct rp_hd_tcache {
     rp_hd_heap_t *heap;           /* the heap this thread allocates from */
     struct rp_hd_tcache *next;    /* in the pool of idle caches */
@@ -545,6 +545,9 @@ void rp_hd_tcache_flush_parked(void);
 /* Returns the calling thread's cache, creating it on first use; the
  * caller has seen rp_hd_init() return.  Never NULL. */
 rp_hd_tcache_t *rp_hd_tcache_get(void);
+/* The bytes of a thread's cache: a header and the bins of the classes in
+ * use, less than a whole rp_hd_tcache_t. */
+size_t rp_hd_tcache_bytes(void);
 void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls);
 /* Makes room in tc's full bin of class cls: grows its cap out of the
  * thread's budget, or gives half of it back to the heap. */

@@ -21,7 +21,7 @@
  * goes to a pool for the next thread, so thread churn maps nothing new.
  * After its exit flush a thread uses `dead', a cache that keeps nothing.
  * Caches are carved from shared pages with only the bins of the classes
- * in use (cache_new): a server of hundreds of threads pays about 3 KiB a
+ * in use (cache_new, rp_hd_tcache_bytes): a server of hundreds of threads pays about 3 KiB a
  * thread, not the two pages a whole rp_hd_tcache_t would take.
  */
 #include <errno.h>
@@ -112,7 +112,7 @@ static bool grow_cap(rp_hd_tcache_t *tc, rp_hd_bin_t *bin, size_t size)
  * bins from rp_hd_sc.n to RP_HD_MAX_CLASSES are not there and nothing may
  * touch them (every bin index is a class, < rp_hd_sc.n).  Only the two
  * static caches, rp_hd_none and dead, are whole. */
-static size_t cache_bytes(void)
+size_t rp_hd_tcache_bytes(void)
 {
     return offsetof(rp_hd_tcache_t, bin) + (size_t)rp_hd_sc.n * sizeof(rp_hd_bin_t);
 }
@@ -120,7 +120,7 @@ static size_t cache_bytes(void)
 /* A new cache from the slab, or NULL; the pool lock. */
 static rp_hd_tcache_t *cache_new(void)
 {
-    size_t n = cache_bytes(); /* a multiple of 64: bins are 64 bytes, aligned */
+    size_t n = rp_hd_tcache_bytes(); /* a multiple of 64: bins are 64 bytes, aligned */
     if ((size_t)(slab_end - slab_next) < n) {
         char *s = rp_hd_os_map(SLAB_BYTES, rp_hd_os_page());
         if (!s)
@@ -147,7 +147,7 @@ static rp_hd_tcache_t *tcache_create(void)
     rp_hd_heap_t *h = least_loaded_heap();
     h->nthreads++;
     pthread_mutex_unlock(&pool_lock);
-    memset(tc, 0, cache_bytes());
+    memset(tc, 0, rp_hd_tcache_bytes());
     tc->heap = h;
     set_caps(tc);
     pthread_mutex_lock(&pool_lock);
