@@ -307,7 +307,6 @@ void bc_destroy(bc_ctx *c)
     bc_free(c, c->arr_val);
     bc_free(c, c->arr_saved);
     bc_free(c, c->fn);
-    bc_free(c, c->trk);
     bc_free(c, c->own);
     bc_free(c, c->tok_own);
     bc_scratch_release(c, 0); /* empty unless bc_create failed mid-way */

@@ -191,7 +191,9 @@ typedef struct bc_ctx {
 
     /* what an unwind must recover (unwind.c) */
     bc_num *nums;          /* every live number, linked through next/prev */
-    bc_scratch *scr;       /* blocks held only by C locals, a stack */
+    bc_scratch *scr;       /* blocks nothing else owns yet (C locals'
+                              buffers, the nodes of the item being
+                              parsed), a stack */
     size_t scr_n, scr_cap;
 
     /* lexer state: the buffer [src, end) being read */
@@ -212,8 +214,6 @@ typedef struct bc_ctx {
     unsigned long err_ntok; /* ntok when the last syntax error was skipped */
     int had_syntax_error;   /* like yacc, stay quiet for 3 tokens after one */
     int item_error;         /* the item being parsed had an error: not run */
-    void **trk;             /* nodes and texts of the item being parsed, */
-    size_t trk_n, trk_cap;  /* freed together if it turns out bad */
 } bc_ctx;
 
 /* ------------------------------------------------------ shared functions */
@@ -231,9 +231,11 @@ void bc_check_time(bc_ctx *c);
 
 /* unwinding (unwind.c).  Scratch blocks: bc_scratch_alloc() registers a
  * block until bc_scratch_free() frees it or bc_scratch_keep() hands it to
- * an owner the unwind can see; bc_scratch_reserve() then bc_scratch_push()
- * register a block allocated otherwise (reserve first, so that a failure
- * to grow the registry never loses the block). */
+ * an owner the unwind can see, or, for all the blocks registered after a
+ * mark at once, bc_scratch_release() frees them or bc_scratch_keep_above()
+ * hands them over (the parser's nodes); bc_scratch_reserve() then
+ * bc_scratch_push() register a block allocated otherwise (reserve first,
+ * so that a failure to grow the registry never loses the block). */
 void *bc_scratch_alloc(bc_ctx *c, size_t n);
 void bc_scratch_free(bc_ctx *c, void *p);
 void bc_scratch_keep(bc_ctx *c, void *p);
@@ -241,6 +243,9 @@ void bc_scratch_reserve(bc_ctx *c);
 void bc_scratch_push(bc_ctx *c, void *p, int is_array);
 /* Frees the scratch blocks registered after @p mark (a past scr_n). */
 void bc_scratch_release(bc_ctx *c, size_t mark);
+/* Unregisters, without freeing, the blocks registered after @p mark: an
+ * owner the unwind can see holds them all now (a parsed item's tree). */
+void bc_scratch_keep_above(bc_ctx *c, size_t mark);
 /* After an item unwound (bc_eval_reset() done, the item's nodes freed):
  * frees every scratch block and every number no root reaches, and sets
  * the others' refs to the references found. */

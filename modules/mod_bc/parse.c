@@ -11,6 +11,14 @@
  * it ("2 + a = 3" is "2 + (a = 3)"), and "!" takes the relation after it.
  * quit stops bc as soon as it is read, as in GNU bc.  Syntax errors unwind
  * here through ctx->jmp; the parser then skips to the next newline.
+ *
+ * Every node and text of the item being parsed is a scratch block
+ * (unwind.c), so that a syntax error or a limit unwinding from anywhere
+ * frees what was built: stmt_or_error() frees a failed statement's blocks
+ * before parsing resumes (nothing built outside the statement points into
+ * it: its nodes are linked to the rest only when it returns), and
+ * bc_parse_item() frees all of an item with an error, or hands all of a
+ * clean item's blocks to its tree or the function table.
  */
 #include <stdio.h>
 #include <string.h>
@@ -31,41 +39,9 @@ static void parse_error(bc_ctx *c, const char *msg)
     c->item_error = 1;
 }
 
-/* Makes room to track one more block: called before the block is
- * allocated, so that failing to grow the table never loses the block. */
-static void track_reserve(bc_ctx *c)
-{
-    if (c->trk_n == c->trk_cap) {
-        size_t ncap = c->trk_cap ? 2 * c->trk_cap : 64;
-        void **nt = bc_alloc(c, ncap * sizeof *nt);
-        if (c->trk_n)
-            memcpy(nt, c->trk, c->trk_n * sizeof *nt);
-        bc_free(c, c->trk);
-        c->trk = nt;
-        c->trk_cap = ncap;
-    }
-}
-
-/* Remembers a block of the item being parsed, so that an item abandoned
- * half-way (a syntax error unwinds from anywhere) can still be freed;
- * track_reserve() came first. */
-static void track(bc_ctx *c, void *p)
-{
-    c->trk[c->trk_n++] = p;
-}
-
-/* Frees every block of an abandoned item. */
-static void free_tracked(bc_ctx *c)
-{
-    while (c->trk_n > 0)
-        bc_free(c, c->trk[--c->trk_n]);
-}
-
 static node *mk(bc_ctx *c, int kind)
 {
-    track_reserve(c);
-    node *n = bc_alloc(c, sizeof *n);
-    track(c, n);
+    node *n = bc_scratch_alloc(c, sizeof *n);
     memset(n, 0, sizeof *n);
     n->kind = (unsigned char)kind;
     n->line = c->tok_line;
@@ -119,9 +95,7 @@ static void skip_newlines(bc_ctx *c)
 
 static char *copy_text(bc_ctx *c, const char *s, size_t n)
 {
-    track_reserve(c);
-    char *t = bc_alloc(c, n + 1);
-    track(c, t);
+    char *t = bc_scratch_alloc(c, n + 1);
     memcpy(t, s, n);
     t[n] = 0;
     return t;
@@ -487,7 +461,7 @@ static node *stmt_or_error(bc_ctx *c, pstate *ps, int line_start, int *how)
         }
         c->jmp = saved;
         *ps = keep;
-        bc_scratch_release(c, mark); /* the statement's held names */
+        bc_scratch_release(c, mark); /* the statement's nodes and names */
         if (c->failed != BC_ERR_SYNTAX)
             longjmp(*saved, 1); /* a limit: not ours to recover from */
         *how = recover(c, line_start);
@@ -785,17 +759,10 @@ static void parse_define(bc_ctx *c)
     }
     pstate ps = {0, 1, f.is_void};
     f.body = parse_block(c, &ps);
-    if (c->item_error) {
-        if (f.locals) { /* reported; GNU bc leaves it undefined */
-            bc_scratch_free(c, f.locals);
-            bc_scratch_free(c, f.is_array);
-        }
-        return;
-    }
-    if (f.locals) {
-        bc_scratch_keep(c, f.locals);
-        bc_scratch_keep(c, f.is_array);
-    }
+    if (c->item_error)
+        return; /* reported; GNU bc leaves it undefined */
+    /* f's blocks stay scratch until bc_parse_item() hands the item's over,
+     * and nothing can fail before it does */
     bc_func *old = &c->fn[id];
     bc_node_free(c, old->body); /* a redefinition replaces the function */
     bc_free(c, old->locals);
@@ -847,13 +814,11 @@ bc_parse_result bc_parse_item(bc_ctx *c, node **out)
     jmp_buf jb, *saved = c->jmp;
     size_t mark = c->scr_n;
     *out = NULL;
-    free_tracked(c); /* left over if a limit stopped the last parse */
     c->item_error = 0;
     c->jmp = &jb;
     if (setjmp(jb)) {
         c->jmp = saved;
-        free_tracked(c);
-        bc_scratch_release(c, mark); /* a definition's parameter list */
+        bc_scratch_release(c, mark); /* the item's nodes, a parameter list */
         if (c->failed == BC_QUIT)
             return P_QUIT;
         if (c->failed != BC_ERR_SYNTAX)
@@ -874,11 +839,11 @@ bc_parse_result bc_parse_item(bc_ctx *c, node **out)
     parse_line(c, out);
     c->jmp = saved;
     if (c->item_error) {
-        free_tracked(c);
+        bc_scratch_release(c, mark);
         *out = NULL;
         return P_ERROR;
     }
-    c->trk_n = 0; /* the tree owns its nodes now */
+    bc_scratch_keep_above(c, mark); /* *out or c->fn[] owns them now */
     return P_ITEM;
 }
 

@@ -5,9 +5,10 @@
  *
  * bc_fail() longjmps out of the evaluator, the arithmetic or the parser,
  * and whatever those held in C locals is lost: fresh numbers and extra
- * references to shared ones (the evaluator's temporaries), and buffers
+ * references to shared ones (the evaluator's temporaries), and blocks
  * (the kernels' scratch, a call's argument vector, copies of arrays being
- * passed, a definition's parameter list).  Two mechanisms bring them back:
+ * passed, the nodes, texts and parameter lists of the item being parsed).
+ * Two mechanisms bring them back:
  *
  * Numbers: every live number is on a list of the context (the links in
  * bc_num), and after an item unwound bc_unwind() recounts them from the
@@ -22,9 +23,15 @@
  * constants are not roots.  Refcounts never undercount, so freeing in
  * bc_eval_reset() and bc_node_free() before the recount is safe.
  *
- * Buffers: a small stack of scratch blocks (bc_scratch_alloc), pushed and
- * popped by their users, freed wholesale on an unwind (or down to a mark,
- * for the parser's syntax errors, which resume parsing).
+ * Blocks: a stack of scratch blocks (bc_scratch_alloc) that nothing else
+ * owns yet, freed wholesale on an unwind.  The kernels' buffers and the
+ * evaluator's vectors are pushed and popped by their users.  The parser
+ * puts there every node and text of the item it parses, with the buffers
+ * it holds on the way: a syntax error frees down to the mark of the
+ * statement that failed (parsing resumes after it), an item with an error
+ * down to the item's mark, and an item parsed cleanly hands all of its
+ * blocks at once to the syntax tree or the function table
+ * (bc_scratch_keep_above).
  *
  * Why not keep the evaluator's temporaries on an explicit stack instead:
  * numbers are held across failing calls in dozens of places (the evaluator,
@@ -68,7 +75,10 @@ void *bc_scratch_alloc(bc_ctx *c, size_t n)
     return p;
 }
 
-/* Unregisters @p p; blocks go mostly in LIFO order, so search from the top. */
+/* Unregisters @p p; blocks go mostly in LIFO order, so search from the top.
+ * The blocks above @p p move down one: no mark may be taken between
+ * registering a block and unregistering it out of order (the parser's held
+ * names span expressions only, its marks are at statements and items). */
 void bc_scratch_keep(bc_ctx *c, void *p)
 {
     for (size_t i = c->scr_n; i-- > 0;) {
@@ -85,6 +95,13 @@ void bc_scratch_free(bc_ctx *c, void *p)
 {
     bc_scratch_keep(c, p);
     bc_free(c, p);
+}
+
+/* The blocks above @p mark have an owner now: forget them, free none. */
+void bc_scratch_keep_above(bc_ctx *c, size_t mark)
+{
+    if (c->scr_n > mark)
+        c->scr_n = mark;
 }
 
 void bc_scratch_release(bc_ctx *c, size_t mark)
