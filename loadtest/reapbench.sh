@@ -11,9 +11,8 @@
 # summary table of medians and the ratios the project's goals are stated
 # in (reap ÷ the best malloc, ÷ mimalloc's heaps, ÷ talloc, region mode ÷
 # APR's pools; issue 28), each over the medians of every process's rows,
-# and each ratio beside the one of the run before (the ratios file this
-# run replaces: in a fresh checkout, the committed figures), so that a
-# regression shows.
+# and those ratios beside the run before's (the ratios file this run
+# replaces: in a fresh checkout, the committed figures; loadtest/compare.py).
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
@@ -47,6 +46,9 @@ for ((r = 1; r <= rounds; r++)); do
             --csv "$out/reapbench-round-$r-$a.csv" "$@" >/dev/null
     done
 done
+prev=$(mktemp)
+trap 'rm -f "$prev"' EXIT
+cp "$out/reapbench-ratios.csv" "$prev" 2>/dev/null || :
 # Medians over rounds, one row per (workload, allocator, preloaded malloc).
 python3 - "$out" "$rounds" <<'PY'
 import csv, glob, statistics, sys
@@ -81,19 +83,10 @@ def ns(workload, allocator, malloc=None):
          if k[0] == workload and k[1] == allocator and (malloc is None or k[2] == malloc)]
     return statistics.median(v) if v else None
 mallocs = sorted({k[2] for k in rows})
-# The ratios of the run before (the file this run replaces; in a fresh
-# checkout, the committed figures), to show what moved.
-prev = {}
-try:
-    with open(f"{out}/reapbench-ratios.csv") as f:
-        prev = {r["workload"]: r for r in csv.DictReader(f)}
-except (OSError, KeyError, csv.Error):
-    pass
 print()
 print("reap ÷ peers (time per allocation, frees included; below 1 the reap is faster)")
 print(f"{'workload':9} {'reap row':9} {'÷ best malloc':>22} {'÷ mi-heap':>10} {'÷ talloc/glibc':>15} {'÷ apr-pool':>11}")
 ratio_lines = ["workload,reap_row,best_malloc,ratio_best_malloc,ratio_mi_heap,ratio_talloc_glibc,ratio_apr_pool"]
-moved = []  # (workload, column, previous, now)
 def fmt(a, b):
     return f"{a / b:.2f}" if a and b else "-"
 for wl, row in (("batch", "reap"), ("halffree", "reap"), ("mixed", "reap"), ("request", "reap-free"), ("reuse", "reap")):
@@ -106,18 +99,7 @@ for wl, row in (("batch", "reap"), ("halffree", "reap"), ("mixed", "reap"), ("re
              fmt(ns(wl, "reap"), ns(wl, "apr-pool")) if wl == "batch" else "-"]
     print(f"{wl:9} {row:9} {cells[0]:>12} ({who:8}) {cells[1]:>10} {cells[2]:>15} {cells[3]:>11}")
     ratio_lines.append(",".join([wl, row, who] + cells))
-    for col, now in zip(("ratio_best_malloc", "ratio_mi_heap", "ratio_talloc_glibc", "ratio_apr_pool"), cells):
-        was = prev.get(wl, {}).get(col, "-")
-        if now != "-" and was not in ("-", ""):
-            moved.append((wl, col, float(was), float(now)))
 open(f"{out}/reapbench-ratios.csv", "w").write("\n".join(ratio_lines) + "\n")
 print("(CSV: loadtest/results/reapbench-ratios.csv)")
-# Every ratio is reap ÷ peer, so higher is worse; 10% is about what the
-# same code moves between runs on a shared machine.
-if moved:
-    print()
-    print("against the previous run (the file this one replaced); '<-- worse' beyond 10%")
-    for wl, col, was, now in moved:
-        flag = "  <-- worse" if now > was * 1.10 else ("  better" if now < was / 1.10 else "")
-        print(f"{wl:9} {col[6:]:14} {was:6.2f} -> {now:6.2f}{flag}")
 PY
+python3 "$top/loadtest/compare.py" "$out/reapbench-ratios.csv" --before "$prev"

@@ -601,6 +601,10 @@ MD=$BASE.md
     echo
     echo "Raw runs: \`$(basename "$CSV")\`; summary: \`$(basename "$SUMMARY")\`; RSS over time: \`$(basename "$RSSCSV")\`, \`$(basename "$BASE")-rss.png\`."
 } >"$MD"
+# The ratios beside the run before's (loadtest/compare.py), in the .md
+# and in the report.
+COMPARE=$(python3 "$here/../compare.py" "$SUMMARY") || fail "loadtest/compare.py failed"
+[ -z "$COMPARE" ] || printf '%s\n' "$COMPARE" >>"$MD"
 
 # ---- plot: RSS over time ---------------------------------------------------------
 
@@ -647,6 +651,7 @@ say
 say "done: $NRUNS runs in $((ELAPSED / 60)) min $((ELAPSED % 60)) s (estimate was ~$((EST_S / 60)) min $((EST_S % 60)) s)"
 say "reap / stock, ratios of the medians (protocol, MaxMemFree: req/s, peak RSS, idle RSS, CPU per request):"
 ratios | awk '{ printf "  %-3s MaxMemFree %-7s req/s %s  peak %s  idle %s  CPU %s\n", $1, $2, $3, $4, $5, $6 }'
+[ -z "$COMPARE" ] || printf '%s\n' "$COMPARE"
 say "results: $CSV"
 say "         $SUMMARY"
 say "         $MD"

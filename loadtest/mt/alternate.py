@@ -24,13 +24,11 @@ Writes, under loadtest/results/: mt-<stamp>-runs.csv (every run),
 mt-<stamp>.csv (the medians), mt-<stamp>.txt (the tables) and, with
 gnuplot, mt-<stamp>.png (time against threads) and mt-<stamp>-rss.png.
 The tables end with libreap's ratios beside those of the newest earlier
-mt-<stamp>.csv there, so that a regression shows.
+mt-<stamp>.csv there (loadtest/compare.py), so that a regression shows.
 Exit status 1 if a run fails or prints no result line.
 """
 import argparse
-import csv as csv_mod  # main() names its file handles csv
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -140,40 +138,6 @@ def plot(gp, png, csv, benches, allocs, column, ylabel):
         print(f"png: {png}")
 
 
-def reap_ratios(path):
-    """(bench, threads) -> libreap's median seconds over the fastest of
-    OTHERS', read from a medians csv (mt-<stamp>.csv)."""
-    secs = {}
-    with open(path) as f:
-        for row in csv_mod.DictReader(f):
-            if row.get("seconds"):
-                secs[(row["bench"], int(row["threads"]), row["allocator"])] = float(row["seconds"])
-    out = {}
-    for (b, t, a), v in secs.items():
-        others = [secs[(b, t, o)] for o in OTHERS if (b, t, o) in secs]
-        if a == "reap" and others:
-            out[(b, t)] = v / min(others)
-    return out
-
-
-def compare_previous(res, base):
-    """The text comparing this run's reap ratios with the newest earlier
-    run's in res, '' when there is none to compare with."""
-    mine = os.path.basename(base) + ".csv"
-    earlier = sorted(f for f in os.listdir(res)
-                     if re.fullmatch(r"mt-\d{8}-\d{6}\.csv", f) and f < mine)
-    if not earlier:
-        return ""
-    was, now = reap_ratios(os.path.join(res, earlier[-1])), reap_ratios(base + ".csv")
-    lines = [f"\nreap / the fastest of {', '.join(OTHERS)} that ran: {earlier[-1]} -> this run"
-             " ('<-- worse' beyond 10%, about what the same code moves here)"]
-    for key in sorted(k for k in now if k in was):
-        flag = ("  <-- worse" if now[key] > was[key] * 1.10
-                else "  better" if now[key] < was[key] / 1.10 else "")
-        lines.append(f"{key[0]:14} {key[1]:>3} threads  {was[key]:5.2f} -> {now[key]:5.2f}{flag}")
-    return "\n".join(lines) + "\n" if len(lines) > 1 else ""
-
-
 def main():
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -221,7 +185,10 @@ def main():
         for (b, t, a), rs in runs.items():
             csv.write(f"{b},{a},{t}," + ",".join(
                 f"{med(rs, k):g}" if k in rs[0] else "" for k in FIELDS) + "\n")
-    text = table(opt, runs, allocs, benches, threads) + compare_previous(res, base)
+    text = table(opt, runs, allocs, benches, threads)
+    # libreap's ratios beside the run before's (the newest earlier mt-<stamp>.csv)
+    text += subprocess.run([sys.executable, os.path.join(top, "loadtest/compare.py"), base + ".csv"],
+                           capture_output=True, text=True, check=True).stdout
     with open(base + ".txt", "w") as f:
         f.write(text)
     print(text, end="")

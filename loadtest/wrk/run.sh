@@ -803,6 +803,10 @@ MD=$BASE.md
     echo
     echo "Raw runs: \`$(basename "$CSV")\`; summary: \`$(basename "$SUMMARY")\`."
 } >"$MD"
+# The ratios beside the run before's (loadtest/compare.py), in the .md
+# and in the report.
+COMPARE=$(python3 "$here/../compare.py" "$SUMMARY" --same "$MPM MPM") || fail "loadtest/compare.py failed"
+[ -z "$COMPARE" ] || printf '%s\n' "$COMPARE" >>"$MD"
 
 # ---- plots -----------------------------------------------------------------------
 
@@ -860,6 +864,7 @@ say
 say "done: $NRUNS runs in $((ELAPSED / 60)) min $((ELAPSED % 60)) s (estimate was ~$((EST_S / 60)) min $((EST_S % 60)) s)"
 say "targets of issue 7 (computed, not asserted):"
 ratio_lines
+[ -z "$COMPARE" ] || printf '%s\n' "$COMPARE"
 say "results: $CSV"
 say "         $SUMMARY"
 say "         $MD"

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+"""compare.py - a benchmark's goal ratios beside those of the run before.
+
+usage: loadtest/compare.py RESULTS [--same TEXT] [--before FILE]
+
+RESULTS is what a runner has just written under loadtest/results/:
+  wrk-<stamp>-summary.csv  loadtest/wrk/run.sh: reap / stock req/s and
+                           peak RSS per scenario and connections
+  h2-<stamp>-summary.csv   loadtest/h2/run.sh: the same, and idle RSS,
+                           per protocol and MaxMemFree
+  mt-<stamp>.csv           loadtest/mt/run.sh: libreap-malloc's time over
+                           the fastest of jemalloc, tcmalloc and mimalloc,
+                           per benchmark and threads
+  reapbench-ratios.csv     loadtest/reapbench.sh: reap / each peer per
+                           workload
+The run before is FILE, else the newest earlier results of the same kind
+in the same folder whose .md (or .txt) contains TEXT (wrk/run.sh passes
+its MPM, so that worker runs are compared with worker runs).  Prints, in
+Markdown (the wrk and h2 runners append it to their .md), each ratio both
+runs have as before -> now, marking moves beyond 10%: about what the same
+code moves between runs on a shared two-core machine, so a mark is a
+reason to look, not a verdict.  Prints nothing without a run before.
+"""
+import argparse
+import csv
+import os
+import re
+
+PEERS = ("jemalloc", "tcmalloc", "mimalloc")  # mt: the fastest of these
+# reapbench-ratios.csv's columns: every one is reap / peer, lower is better
+REAPBENCH = (("ratio_best_malloc", "÷ best malloc"), ("ratio_mi_heap", "÷ mimalloc heap"),
+             ("ratio_talloc_glibc", "÷ talloc"), ("ratio_apr_pool", "÷ APR pool"))
+
+
+def rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def reap_over_stock(path, keys, cols, where):
+    """wrk and h2 summaries: point -> {label: (reap / stock, higher is better)}."""
+    val = {(tuple(r[k] for k in keys), r["config"]): r for r in rows(path)}
+    out = {}
+    for (point, config), r in val.items():
+        base = val.get((point, "stock"))
+        if config != "reap" or base is None:
+            continue
+        out[where(point)] = {}
+        for col, label, higher_better in cols:
+            try:
+                out[where(point)][label] = (float(r[col]) / float(base[col]), higher_better)
+            except (ValueError, ZeroDivisionError):
+                pass
+    return out
+
+
+def mt_ratios(path):
+    secs = {(r["bench"], r["threads"], r["allocator"]): float(r["seconds"])
+            for r in rows(path) if r.get("seconds")}
+    out = {}
+    for (b, t, a), v in secs.items():
+        peers = [secs[(b, t, p)] for p in PEERS if (b, t, p) in secs]
+        if a == "reap" and peers:
+            out[f"{b}, {t} thread{'s' if t != '1' else ''}"] = {"÷ fastest peer": (v / min(peers), False)}
+    return out
+
+
+def reapbench_ratios(path):
+    out = {}
+    for r in rows(path):
+        cells = {}
+        for col, label in REAPBENCH:
+            try:
+                cells[label] = (float(r[col]), False)
+            except (KeyError, ValueError):
+                pass  # "-": not a goal of this workload
+        out[r["workload"]] = cells
+    return out
+
+
+# kind -> (file name pattern, with the stamp as group 1; reader)
+KINDS = {
+    "wrk": (r"wrk-(\d{8}-\d{6})-summary\.csv", lambda p: reap_over_stock(
+        p, ("scenario", "threads"),
+        (("req_per_s", "req/s", True), ("rss_peak_mb", "peak RSS", False)),
+        lambda k: f"{k[0]}, {k[1]} connections")),
+    "h2": (r"h2-(\d{8}-\d{6})-summary\.csv", lambda p: reap_over_stock(
+        p, ("protocol", "maxmemfree"),
+        (("req_per_s", "req/s", True), ("rss_peak_mb", "peak RSS", False),
+         ("rss_idle_mb", "idle RSS", False)),
+        lambda k: f"{k[0]}, MaxMemFree {k[1]}")),
+    "mt": (r"mt-(\d{8}-\d{6})\.csv", mt_ratios),
+    "reapbench": (r"reapbench-ratios\.csv()", reapbench_ratios),
+}
+
+
+def mark(was, now, higher_better):
+    """' (worse)' or ' (better)' for a move beyond 10%, else ''."""
+    if (now < was / 1.10) if higher_better else (now > was * 1.10):
+        return " (worse)"
+    if (now > was * 1.10) if higher_better else (now < was / 1.10):
+        return " (better)"
+    return ""
+
+
+def run_before(folder, kind, stamp, same):
+    """The newest results of kind in folder older than stamp whose .md or
+    .txt holds same, or None."""
+    pattern = KINDS[kind][0]
+    found = None
+    for f in sorted(os.listdir(folder)):
+        m = re.fullmatch(pattern, f)
+        if not m or m.group(1) >= stamp:
+            continue
+        if same:
+            text = ""
+            for ext in (".md", ".txt"):
+                try:
+                    with open(os.path.join(folder, f"{kind}-{m.group(1)}{ext}")) as fh:
+                        text = fh.read()
+                    break
+                except OSError:
+                    pass
+            if same not in text:
+                continue
+        found = f
+    return os.path.join(folder, found) if found else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("results")
+    ap.add_argument("--same", default="")
+    ap.add_argument("--before")
+    opt = ap.parse_args()
+    folder, name = os.path.split(os.path.abspath(opt.results))
+    for kind, (pattern, read) in KINDS.items():
+        m = re.fullmatch(pattern, name)
+        if m:
+            break
+    else:
+        ap.error(f"{name}: not results this script knows (see its header)")
+    before = opt.before or run_before(folder, kind, m.group(1), opt.same)
+    if not before or not os.path.exists(before) or os.path.getsize(before) == 0:
+        return
+    was, now = read(before), read(opt.results)
+    lines = []
+    for point, cells in now.items():
+        both = [(label, was[point][label][0], v, hb) for label, (v, hb) in cells.items()
+                if label in was.get(point, {})]
+        if both:
+            lines.append(f"- {point}: " + "; ".join(
+                f"{label} {a:.2f} -> {b:.2f}{mark(a, b, hb)}" for label, a, b, hb in both))
+    if not lines:
+        return
+    what = "reap / stock" if kind in ("wrk", "h2") else "reap / peer"
+    label = f"the previous {name}" if opt.before else os.path.basename(before)
+    print(f"\n## Against the run before ({label})\n")
+    print(f"{what}, before -> now; \"worse\" and \"better\" mark moves beyond 10%.\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
