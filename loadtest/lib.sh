@@ -4,8 +4,9 @@
 # lib.sh - sourced (by bash) by the httpd load tests' drivers,
 # loadtest/wrk/run.sh and loadtest/h2/run.sh: what they share besides
 # tests/httpd/httpd_lib.sh.  Messages, the build directory, --pin's needs,
-# the machine's description, the gnuplot page, and the list of failed
-# checks ($FAILS, a file, so that the per-run subshells can add to it).
+# the machine's description, the gnuplot page, the comparison with the
+# run before, and the list of failed checks ($FAILS, a file, so that the
+# per-run subshells can add to it).
 
 say() { printf '%s\n' "$*"; }
 loud() {
@@ -51,6 +52,18 @@ lt_gnuplot_page() {
 }
 
 # fail <message>: record a failed check (also from the per-run subshells).
+# lt_compare <summary csv> <md> [--same TEXT]: the run's reap / stock
+# ratios beside the run before's (loadtest/compare.py), appended to <md>
+# and kept in $COMPARE for the report; a failure of the script is a
+# failed check.
+lt_compare() {
+    local summary=$1 md=$2
+    shift 2
+    COMPARE=$(python3 "$(dirname "${BASH_SOURCE[0]}")/compare.py" "$summary" "$@") ||
+        fail "loadtest/compare.py failed"
+    [ -z "$COMPARE" ] || printf '%s\n' "$COMPARE" >>"$md"
+}
+
 fail() {
     say "FAIL: $*"
     printf '%s\n' "$*" >>"$FAILS"

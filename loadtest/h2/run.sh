@@ -601,10 +601,7 @@ MD=$BASE.md
     echo
     echo "Raw runs: \`$(basename "$CSV")\`; summary: \`$(basename "$SUMMARY")\`; RSS over time: \`$(basename "$RSSCSV")\`, \`$(basename "$BASE")-rss.png\`."
 } >"$MD"
-# The ratios beside the run before's (loadtest/compare.py), in the .md
-# and in the report.
-COMPARE=$(python3 "$here/../compare.py" "$SUMMARY") || fail "loadtest/compare.py failed"
-[ -z "$COMPARE" ] || printf '%s\n' "$COMPARE" >>"$MD"
+lt_compare "$SUMMARY" "$MD"
 
 # ---- plot: RSS over time ---------------------------------------------------------
 

@@ -803,10 +803,7 @@ MD=$BASE.md
     echo
     echo "Raw runs: \`$(basename "$CSV")\`; summary: \`$(basename "$SUMMARY")\`."
 } >"$MD"
-# The ratios beside the run before's (loadtest/compare.py), in the .md
-# and in the report.
-COMPARE=$(python3 "$here/../compare.py" "$SUMMARY" --same "$MPM MPM") || fail "loadtest/compare.py failed"
-[ -z "$COMPARE" ] || printf '%s\n' "$COMPARE" >>"$MD"
+lt_compare "$SUMMARY" "$MD" --same "$MPM MPM"
 
 # ---- plots -----------------------------------------------------------------------
 
