@@ -6,7 +6,8 @@
  * The two hot paths are here and kept short.  reap_malloc() bumps the
  * frontier while the heap is empty (the "clear-optimized" path of the 2002
  * reaps: a region's cost plus one header store), and otherwise pops a quick
- * list of the exact size; anything else goes to alloc_slow(), which tries
+ * list of the exact size, carves dv, or bumps when the bins' bitmap shows
+ * no block that fits; anything else goes to alloc_slow(), which tries
  * the heap's bins, then the current chunk, then (once something has been
  * freed) coalesces the quick lists and looks at the bins again, where
  * retired chunks' tails wait, and only then takes a new chunk.  reap_free() checks the header with one
@@ -124,11 +125,16 @@ static inline void *malloc_after_bump(reap_t *r, size_t n)
             return handed_out(r, qb, csz);
         if (r->heap_free_bytes) {
             /* dv is a small frontier: carve it unless an exact fit waits */
-            if (r->dv_size < csz + RP_MIN_BLOCK || r->heap->bin[csz / RP_GRAIN])
+            if (r->dv_size >= csz + RP_MIN_BLOCK && !r->heap->bin[csz / RP_GRAIN])
+                return handed_out(r, rp_dv_carve(r, csz), csz);
+            /* a bin that fits, or dv whole: the heap serves it */
+            if (r->dv_size >= csz || rp_heap_fits(r->heap, csz))
                 return alloc_slow(r, n);
-            return handed_out(r, rp_dv_carve(r, csz), csz);
+        } else if (!r->quick_bytes) {
+            rp_set_heap_empty(r, true); /* all reused: a region again (rp_quick_pop) */
         }
-        void *p = reap_frontier_bump((reap_frontier_t *)(void *)r, csz); /* only quick blocks, none fits */
+        /* nothing freed fits (rp_heap_alloc would find none): bump */
+        void *p = reap_frontier_bump((reap_frontier_t *)(void *)r, csz);
         if (RP_LIKELY(p != NULL))
             return p;
     }
@@ -274,7 +280,7 @@ static inline void free_block(reap_t *r, rp_block_t *b, size_t h)
     size_t size = h & RP_SIZE_MASK;
     r->frees++;
     rp_live_sub(r, size);
-    if (size < rp_opt.quick_limit && r->heap && (char *)b + size != r->bump) {
+    if (size < r->quick_below && (char *)b + size != r->bump) {
         rp_block_t **q = &r->heap->quick[size / RP_GRAIN];
         b->head = h | RP_QUICK;
         b->fd = *q;

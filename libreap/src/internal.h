@@ -159,7 +159,9 @@ struct reap {
     uint64_t allocs;     /* statistics: allocations since creation */
     bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
                         * (the bins may still hold retired chunks' tails,
-                        * tried only before the reap takes a new chunk) */
+                        * tried only before the reap takes a new chunk);
+                        * false may lag: after the last quick block is
+                        * reused it is set by the next allocation */
     size_t inline_open;  /* bump_max + 1, or 0 when annotating (RP_ANNOTATED) */
     size_t bump_max;   /* rp_opt.large_threshold: larger requests are large objects */
 
@@ -169,6 +171,8 @@ struct reap {
     uint64_t peak_live_bytes; /* updated lazily, before live_bytes falls */
 
     rp_heap_t *heap;        /* NULL until the first free since the last clear */
+    size_t quick_below;     /* rp_opt.quick_limit while heap exists, else 0:
+                             * one compare tells a free both */
     uint64_t heap_free_bytes; /* bytes of free blocks: the bins and dv */
     rp_block_t *dv;           /* free, not in a bin: the rest of the last split,
                                * carved first by small requests; NULL or dv_size
@@ -351,7 +355,9 @@ static inline rp_block_t *rp_split(reap_t *r, rp_block_t *b, size_t csz, size_t 
 }
 
 /* Pop a quick block of csz bytes (csz < RP_SMALL_LIMIT), marked in use
- * again; NULL when that list is empty. */
+ * again; NULL when that list is empty.  It leaves heap_empty false even
+ * when this was the last block waiting: reap_malloc's next trip past the
+ * bump sets it (malloc_after_bump), and the pop stays a few stores. */
 static inline rp_block_t *rp_quick_pop(reap_t *r, size_t csz)
 {
     rp_block_t **q = &r->heap->quick[csz / RP_GRAIN], *b = *q;
@@ -360,9 +366,16 @@ static inline rp_block_t *rp_quick_pop(reap_t *r, size_t csz)
         *q = b->fd;
         b->head &= ~RP_QUICK;
         r->quick_bytes -= csz;
-        rp_heap_update_empty(r);
     }
     return b;
+}
+
+/* Does a bin hold a block of at least csz bytes (csz < RP_SMALL_LIMIT)?
+ * Exact bins at and above csz's, or any ranged bin: the bitmap says. */
+static inline bool rp_heap_fits(const rp_heap_t *h, size_t csz)
+{
+    _Static_assert(RP_NSMALL == 64 && RP_NBINS == 128, "one word of exact bins, one of ranged");
+    return ((h->map[0] >> (csz / RP_GRAIN)) | h->map[1]) != 0;
 }
 
 /* Carve csz bytes from the front of dv, which keeps at least RP_MIN_BLOCK. */

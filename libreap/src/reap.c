@@ -318,6 +318,7 @@ void reap_clear(reap_t *r)
     if (rp_region_untouched(r))
         return;
     r->heap = NULL;
+    r->quick_below = 0;
     rp_set_heap_empty(r, true);
     r->heap_free_bytes = 0;
     r->quick_bytes = 0;

@@ -64,6 +64,7 @@ static void heap_create(reap_t *r)
     r->bump += csz;
     b->head = csz | r->head_bits;
     r->heap = rp_b2mem(b);
+    r->quick_below = rp_opt.quick_limit;
     rp_ann_metadata(r->heap, sizeof(rp_heap_t));
     memset(r->heap, 0, sizeof(rp_heap_t));
 }

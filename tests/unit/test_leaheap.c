@@ -261,6 +261,59 @@ static void quick_blocks_coalesce_before_a_new_chunk(void **state)
     reap_destroy(r);
 }
 
+/* A small request whose quick list is empty takes a free block only when
+ * one fits; with nothing but smaller free blocks it comes from the
+ * frontier, and they stay for the requests they fit. */
+static void small_requests_take_a_fitting_block_or_bump(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *a = reap_malloc(r, 40), *guard = reap_malloc(r, 8);
+    reap_free(r, a); /* the first free: binned at once (immediate) */
+    assert_int_equal(r->heap_free_bytes, 48); /* round16(40 + 8) */
+    char *front = r->bump;
+    char *p = reap_malloc(r, 100); /* 112 bytes: a is too small */
+    assert_ptr_equal(rp_mem2b(p), (rp_block_t *)front);
+    assert_int_equal(r->heap_free_bytes, 48);
+    assert_ptr_equal(reap_malloc(r, 40), a); /* a is still there for a fit */
+    char *big = reap_malloc(r, 500), *guard2 = reap_malloc(r, 8);
+    reap_free(r, big); /* 512 bytes, binned */
+    char *q = reap_malloc(r, 100); /* a larger block fits: split, not bumped */
+    assert_ptr_equal(q, big);
+    assert_int_equal(r->heap_free_bytes, 512 - 112);
+    rp_heap_check(r);
+    (void)guard, (void)guard2;
+    reap_destroy(r);
+}
+
+/* Reusing the last waiting quick block leaves the reap in heap mode until
+ * its next allocation, which finds nothing waiting and makes it a region
+ * again: the inline bump (reap_malloc_bump) works once more. */
+static void a_reap_whose_frees_are_all_reused_bumps_again(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    make_bins(r);
+    assert_ptr_not_equal(reap_malloc(r, 8), NULL); /* reuses make_bins's block */
+    char *a = reap_malloc(r, 64), *guard = reap_malloc(r, 8);
+    reap_free(r, a);
+    assert_false(r->heap_empty);
+    assert_null(reap_malloc_bump(r, 64)); /* something waits: not a region */
+    assert_ptr_equal(reap_malloc(r, 64), a);
+    assert_int_equal(r->quick_bytes + r->heap_free_bytes, 0);
+    char *next = reap_malloc(r, 16);
+    assert_non_null(next);
+    assert_true(r->heap_empty);
+    if (!RP_ANNOTATED()) { /* annotating, every allocation goes through libreap */
+        char *front = r->bump;
+        char *p = reap_malloc_bump(r, 16);
+        assert_ptr_equal(rp_mem2b(p), (rp_block_t *)front);
+    }
+    rp_heap_check(r);
+    (void)guard;
+    reap_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -275,6 +328,8 @@ int main(void)
         cmocka_unit_test_setup(quick_blocks_are_reused_first_and_lifo, with_quick_lists),
         cmocka_unit_test_setup(a_request_the_frontier_cannot_take_coalesces_quick_blocks, with_quick_lists),
         cmocka_unit_test_setup(quick_blocks_coalesce_before_a_new_chunk, with_quick_lists),
+        cmocka_unit_test_setup(small_requests_take_a_fitting_block_or_bump, immediate),
+        cmocka_unit_test_setup(a_reap_whose_frees_are_all_reused_bumps_again, with_quick_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
