@@ -16,7 +16,8 @@
 
 rp_options_t rp_opt = {
     .first_chunk = 8192,          /* the 2002 reaps' first chunk */
-    .max_chunk = 128u << 10,      /* chunks double from 8 KiB up to 128 KiB */
+    .max_chunk = 64u << 10,       /* chunks double from 8 KiB up to 64 KiB: a big
+                                   * reap's last chunk is half used on average */
     .large_threshold = 64u << 10, /* larger objects get their own base block */
     .tail_keep = 256,             /* smaller tails of retired chunks are left */
     .quick_limit = RP_SMALL_LIMIT, /* every exact-bin size waits on quick lists */
@@ -36,8 +37,8 @@ static void options_read(void)
     /* The first chunk must hold a reap and leave room to bump. */
     if (rp_opt.max_chunk < rp_opt.first_chunk)
         rp_opt.max_chunk = rp_opt.first_chunk;
-    if (rp_opt.large_threshold > rp_opt.max_chunk / 2)
-        rp_opt.large_threshold = rp_opt.max_chunk / 2;
+    if (rp_opt.large_threshold > rp_opt.max_chunk)
+        rp_opt.large_threshold = rp_opt.max_chunk;
     rp_opt.first_chunk_usable = rp_base_usable(rp_opt.first_chunk);
     rp_trace_init(RP_TRACE_REAPS); /* REAP_TRACE, before the first reap */
 }
