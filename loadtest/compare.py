@@ -3,7 +3,7 @@
 # Copyright 2026 The reap project authors (see NOTICE).
 """compare.py - a benchmark's goal ratios beside those of the run before.
 
-usage: loadtest/compare.py RESULTS [--same TEXT] [--before FILE]
+usage: loadtest/compare.py RESULTS [--same TEXT] [--before FILE] [--peers "A B"]
 
 RESULTS is what a runner has just written under loadtest/results/:
   wrk-<stamp>-summary.csv  loadtest/wrk/run.sh: reap / stock req/s and
@@ -11,8 +11,8 @@ RESULTS is what a runner has just written under loadtest/results/:
   h2-<stamp>-summary.csv   loadtest/h2/run.sh: the same, and idle RSS,
                            per protocol and MaxMemFree
   mt-<stamp>.csv           loadtest/mt/run.sh: libreap-malloc's time over
-                           the fastest of jemalloc, tcmalloc and mimalloc,
-                           per benchmark and threads
+                           the fastest of the peers that alternate.py
+                           names with --peers, per benchmark and threads
   reapbench-ratios.csv     loadtest/reapbench.sh: reap / each peer per
                            workload
 The run before is FILE, else the newest earlier results of the same kind
@@ -28,7 +28,6 @@ import csv
 import os
 import re
 
-PEERS = ("jemalloc", "tcmalloc", "mimalloc")  # mt: the fastest of these
 # reapbench-ratios.csv's columns: every one is reap / peer, lower is better
 REAPBENCH = (("ratio_best_malloc", "÷ best malloc"), ("ratio_mi_heap", "÷ mimalloc heap"),
              ("ratio_talloc_glibc", "÷ talloc"), ("ratio_apr_pool", "÷ APR pool"))
@@ -56,14 +55,14 @@ def reap_over_stock(path, keys, cols, where):
     return out
 
 
-def mt_ratios(path):
+def mt_ratios(path, peers):
     secs = {(r["bench"], r["threads"], r["allocator"]): float(r["seconds"])
             for r in rows(path) if r.get("seconds")}
     out = {}
     for (b, t, a), v in secs.items():
-        peers = [secs[(b, t, p)] for p in PEERS if (b, t, p) in secs]
-        if a == "reap" and peers:
-            out[f"{b}, {t} thread{'s' if t != '1' else ''}"] = {"÷ fastest peer": (v / min(peers), False)}
+        times = [secs[(b, t, p)] for p in peers if (b, t, p) in secs]
+        if a == "reap" and times:
+            out[f"{b}, {t} thread{'s' if t != '1' else ''}"] = {"÷ fastest peer": (v / min(times), False)}
     return out
 
 
@@ -91,17 +90,16 @@ KINDS = {
         (("req_per_s", "req/s", True), ("rss_peak_mb", "peak RSS", False),
          ("rss_idle_mb", "idle RSS", False)),
         lambda k: f"{k[0]}, MaxMemFree {k[1]}")),
-    "mt": (r"mt-(\d{8}-\d{6})\.csv", mt_ratios),
+    "mt": (r"mt-(\d{8}-\d{6})\.csv", mt_ratios),  # read with --peers
     "reapbench": (r"reapbench-ratios\.csv()", reapbench_ratios),
 }
 
 
 def mark(was, now, higher_better):
     """' (worse)' or ' (better)' for a move beyond 10%, else ''."""
-    if (now < was / 1.10) if higher_better else (now > was * 1.10):
-        return " (worse)"
-    if (now > was * 1.10) if higher_better else (now < was / 1.10):
-        return " (better)"
+    up, down = now > was * 1.10, now < was / 1.10
+    if up or down:
+        return " (better)" if up == higher_better else " (worse)"
     return ""
 
 
@@ -134,6 +132,7 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--same", default="")
     ap.add_argument("--before")
+    ap.add_argument("--peers", help="mt: the allocators libreap-malloc is timed against")
     opt = ap.parse_args()
     folder, name = os.path.split(os.path.abspath(opt.results))
     for kind, (pattern, read) in KINDS.items():
@@ -142,6 +141,10 @@ def main():
             break
     else:
         ap.error(f"{name}: not results this script knows (see its header)")
+    if kind == "mt":
+        if not opt.peers:
+            ap.error("mt results need --peers")
+        read = lambda p, peers=opt.peers.split(): mt_ratios(p, peers)
     before = opt.before or run_before(folder, kind, m.group(1), opt.same)
     if not before or not os.path.exists(before) or os.path.getsize(before) == 0:
         return

@@ -187,7 +187,8 @@ def main():
                 f"{med(rs, k):g}" if k in rs[0] else "" for k in FIELDS) + "\n")
     text = table(opt, runs, allocs, benches, threads)
     # libreap's ratios beside the run before's (the newest earlier mt-<stamp>.csv)
-    text += subprocess.run([sys.executable, os.path.join(top, "loadtest/compare.py"), base + ".csv"],
+    text += subprocess.run([sys.executable, os.path.join(top, "loadtest/compare.py"), base + ".csv",
+                            "--peers", " ".join(OTHERS)],
                            capture_output=True, text=True, check=True).stdout
     with open(base + ".txt", "w") as f:
         f.write(text)
