@@ -14,7 +14,7 @@ RESULTS is what a runner has just written under loadtest/results/:
                            the fastest of the peers that alternate.py
                            names with --peers, per benchmark and threads
   reapbench-ratios.csv     loadtest/reapbench.sh: reap / each peer per
-                           workload
+                           workload, and the reap's footprint / live bytes
 The run before is FILE, else the newest earlier results of the same kind
 in the same folder whose .md (or .txt) contains TEXT (wrk/run.sh passes
 its MPM, so that worker runs are compared with worker runs).  Prints, in
@@ -28,9 +28,11 @@ import csv
 import os
 import re
 
-# reapbench-ratios.csv's columns: every one is reap / peer, lower is better
+# reapbench-ratios.csv's columns: reap / peer, and the reap's footprint over
+# the live bytes; lower is better for every one
 REAPBENCH = (("ratio_best_malloc", "÷ best malloc"), ("ratio_mi_heap", "÷ mimalloc heap"),
-             ("ratio_talloc_glibc", "÷ talloc"), ("ratio_apr_pool", "÷ APR pool"))
+             ("ratio_talloc_glibc", "÷ talloc"), ("ratio_apr_pool", "÷ APR pool"),
+             ("footprint_live", "footprint ÷ live"))
 
 
 def rows(path):
@@ -158,7 +160,8 @@ def main():
                 f"{label} {a:.2f} -> {b:.2f}{mark(a, b, hb)}" for label, a, b, hb in both))
     if not lines:
         return
-    what = "reap / stock" if kind in ("wrk", "h2") else "reap / peer"
+    what = {"wrk": "reap / stock", "h2": "reap / stock", "mt": "reap / peer"}.get(
+        kind, "reap / peer, and the reap's footprint / live bytes")
     label = f"the previous {name}" if opt.before else os.path.basename(before)
     print(f"\n## Against the run before ({label})\n")
     print(f"{what}, before -> now; \"worse\" and \"better\" mark moves beyond 10%.\n")

@@ -85,8 +85,8 @@ def ns(workload, allocator, malloc=None):
 mallocs = sorted({k[2] for k in rows})
 print()
 print("reap ÷ peers (time per allocation, frees included; below 1 the reap is faster)")
-print(f"{'workload':9} {'reap row':9} {'÷ best malloc':>22} {'÷ mi-heap':>10} {'÷ talloc/glibc':>15} {'÷ apr-pool':>11}")
-ratio_lines = ["workload,reap_row,best_malloc,ratio_best_malloc,ratio_mi_heap,ratio_talloc_glibc,ratio_apr_pool"]
+print(f"{'workload':9} {'reap row':9} {'÷ best malloc':>22} {'÷ mi-heap':>10} {'÷ talloc/glibc':>15} {'÷ apr-pool':>11} {'fp/live':>8}")
+ratio_lines = ["workload,reap_row,best_malloc,ratio_best_malloc,ratio_mi_heap,ratio_talloc_glibc,ratio_apr_pool,footprint_live"]
 def fmt(a, b):
     return f"{a / b:.2f}" if a and b else "-"
 for wl, row in (("batch", "reap"), ("halffree", "reap"), ("mixed", "reap"), ("request", "reap-free"), ("reuse", "reap")):
@@ -95,9 +95,11 @@ for wl, row in (("batch", "reap"), ("halffree", "reap"), ("mixed", "reap"), ("re
         continue
     peers = [(ns(wl, "malloc", m), m) for m in mallocs if ns(wl, "malloc", m)]
     best, who = min(peers) if peers else (None, "-")
+    # the reap's footprint over the live bytes: its own figures, the same in every process
+    fp = [r["footprint_ratio"] for k, rs in rows.items() for r in rs if k[:2] == (wl, "reap") and r["footprint_ratio"]]
     cells = [fmt(reap, best), fmt(reap, ns(wl, "mi-heap")), fmt(reap, ns(wl, "talloc", "glibc")),
-             fmt(ns(wl, "reap"), ns(wl, "apr-pool")) if wl == "batch" else "-"]
-    print(f"{wl:9} {row:9} {cells[0]:>12} ({who:8}) {cells[1]:>10} {cells[2]:>15} {cells[3]:>11}")
+             fmt(ns(wl, "reap"), ns(wl, "apr-pool")) if wl == "batch" else "-", fp[0] if fp else "-"]
+    print(f"{wl:9} {row:9} {cells[0]:>12} ({who:8}) {cells[1]:>10} {cells[2]:>15} {cells[3]:>11} {cells[4]:>8}")
     ratio_lines.append(",".join([wl, row, who] + cells))
 open(f"{out}/reapbench-ratios.csv", "w").write("\n".join(ratio_lines) + "\n")
 print("(CSV: loadtest/results/reapbench-ratios.csv)")
