@@ -10,8 +10,9 @@
 # reap rows of its own run.  Writes loadtest/results/reapbench-*.csv, a
 # summary table of medians and the ratios the project's goals are stated
 # in (reap ÷ the best malloc, ÷ mimalloc's heaps, ÷ talloc, region mode ÷
-# APR's pools; issue 28), each over the medians of every process's rows,
-# and those ratios beside the run before's (the ratios file this run
+# APR's pools; issue 28), each over the medians of every process's rows
+# with its least and most within one round (the noise), and those ratios
+# beside the run before's (the ratios file this run
 # replaces: in a fresh checkout, the committed figures; loadtest/compare.py).
 
 # SPDX-License-Identifier: Apache-2.0
@@ -51,12 +52,14 @@ trap 'rm -f "$prev"' EXIT
 cp "$out/reapbench-ratios.csv" "$prev" 2>/dev/null || :
 # Medians over rounds, one row per (workload, allocator, preloaded malloc).
 python3 - "$out" "$rounds" <<'PY'
-import csv, glob, statistics, sys
+import csv, glob, re, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
 rows = {}
 for f in sorted(glob.glob(f"{out}/reapbench-round-*.csv")):
+    rnd = int(re.search(r"reapbench-round-(\d+)-", f).group(1))
     for row in csv.DictReader(open(f)):
         key = (row["workload"], row["allocator"], row["malloc"])
+        row["round"] = rnd
         rows.setdefault(key, []).append(row)
 order = {"batch": 0, "halffree": 1, "mixed": 2, "request": 3, "reuse": 4}
 lines = ["workload,allocator,malloc_under_test,ns_per_alloc_median,ns_min,ns_max,peak_rss_kb_median,footprint_ratio,footprint_block_ratio,runs,note"]
@@ -78,30 +81,48 @@ print(f"(medians over {rounds} rounds of 3; CSV: loadtest/results/reapbench-summ
 # Ratios: an allocator that every process runs (apr-pool, reap, mi-heap)
 # counts with the median of all its rows; a malloc with its own; talloc,
 # which allocates with the process's malloc, as it is deployed: on glibc.
-def ns(workload, allocator, malloc=None):
+# In brackets, the least and the most the same ratio is within one round
+# (each round's processes alone): how far the machine's noise moves it.
+def ns(workload, allocator, malloc=None, rnd=None):
     v = [float(r["ns_per_alloc"]) for k, rs in rows.items() for r in rs
-         if k[0] == workload and k[1] == allocator and (malloc is None or k[2] == malloc)]
+         if k[0] == workload and k[1] == allocator and (malloc is None or k[2] == malloc)
+         and (rnd is None or r["round"] == rnd)]
     return statistics.median(v) if v else None
 mallocs = sorted({k[2] for k in rows})
 print()
 print("reap ÷ peers (time per allocation, frees included; below 1 the reap is faster)")
-print(f"{'workload':9} {'reap row':9} {'÷ best malloc':>22} {'÷ mi-heap':>10} {'÷ talloc/glibc':>15} {'÷ apr-pool':>11} {'fp/live':>8}")
-ratio_lines = ["workload,reap_row,best_malloc,ratio_best_malloc,ratio_mi_heap,ratio_talloc_glibc,ratio_apr_pool,footprint_live"]
-def fmt(a, b):
-    return f"{a / b:.2f}" if a and b else "-"
-for wl, row in (("batch", "reap"), ("halffree", "reap"), ("mixed", "reap"), ("request", "reap-free"), ("reuse", "reap")):
-    reap = ns(wl, row)
-    if reap is None:
-        continue
-    peers = [(ns(wl, "malloc", m), m) for m in mallocs if ns(wl, "malloc", m)]
+print(f"{'workload':9} {'reap row':9} {'÷ best malloc':>30} {'÷ mi-heap':>18} {'÷ talloc/glibc':>18} {'÷ apr-pool':>18} {'fp/live':>8}")
+NAMES = ("best_malloc", "mi_heap", "talloc_glibc", "apr_pool")
+ratio_lines = ["workload,reap_row,best_malloc," + ",".join(f"ratio_{n}" for n in NAMES) + ",footprint_live,"
+               + ",".join(f"ratio_{n}_range" for n in NAMES)]
+all_rounds = sorted({r["round"] for rs in rows.values() for r in rs})
+def ratios(wl, row, rnd=None):
+    """The four ratios of a workload (None where there is no peer), over
+    every round or over round rnd alone; and the best malloc's name."""
+    reap = ns(wl, row, rnd=rnd)
+    peers = [(t, m) for m in mallocs for t in [ns(wl, "malloc", m, rnd)] if t]
     best, who = min(peers) if peers else (None, "-")
+    peer = [best, ns(wl, "mi-heap", rnd=rnd), ns(wl, "talloc", "glibc", rnd),
+            ns(wl, "apr-pool", rnd=rnd) if wl == "batch" else None]
+    mine = [reap, reap, reap, ns(wl, "reap", rnd=rnd)]
+    return [a / b if a and b else None for a, b in zip(mine, peer)], who
+for wl, row in (("batch", "reap"), ("halffree", "reap"), ("mixed", "reap"), ("request", "reap-free"), ("reuse", "reap")):
+    if ns(wl, row) is None:
+        continue
+    med, who = ratios(wl, row)
+    per_round = [ratios(wl, row, rnd)[0] for rnd in all_rounds]
+    cells, ranges = [], []
+    for i, v in enumerate(med):
+        seen = [rr[i] for rr in per_round if rr[i] is not None]
+        cells.append(f"{v:.2f}" if v is not None else "-")
+        ranges.append(f"{min(seen):.2f}-{max(seen):.2f}" if v is not None and seen else "-")
     # the reap's footprint over the live bytes: its own figures, the same in every process
     fp = [r["footprint_ratio"] for k, rs in rows.items() for r in rs if k[:2] == (wl, "reap") and r["footprint_ratio"]]
-    cells = [fmt(reap, best), fmt(reap, ns(wl, "mi-heap")), fmt(reap, ns(wl, "talloc", "glibc")),
-             fmt(ns(wl, "reap"), ns(wl, "apr-pool")) if wl == "batch" else "-", fp[0] if fp else "-"]
-    print(f"{wl:9} {row:9} {cells[0]:>12} ({who:8}) {cells[1]:>10} {cells[2]:>15} {cells[3]:>11} {cells[4]:>8}")
-    ratio_lines.append(",".join([wl, row, who] + cells))
+    shown = [f"{c} [{r}]" if r != "-" else c for c, r in zip(cells, ranges)]
+    print(f"{wl:9} {row:9} {shown[0]:>19} ({who:8}) {shown[1]:>18} {shown[2]:>18} {shown[3]:>18} {fp[0] if fp else '-':>8}")
+    ratio_lines.append(",".join([wl, row, who] + cells + [fp[0] if fp else "-"] + ranges))
 open(f"{out}/reapbench-ratios.csv", "w").write("\n".join(ratio_lines) + "\n")
-print("(CSV: loadtest/results/reapbench-ratios.csv)")
+print(f"(medians over {len(all_rounds)} rounds; in brackets, the least and most of the rounds' own ratios;"
+      " CSV: loadtest/results/reapbench-ratios.csv)")
 PY
 python3 "$top/loadtest/compare.py" "$out/reapbench-ratios.csv" --before "$prev"
