@@ -8,7 +8,8 @@ UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS) -I$(top_srcdir)/libreap/src $(REAP_L
 
 REAP_TESTS = tests/unit/test_leaheap tests/unit/test_region \
 	tests/unit/test_reap tests/unit/test_alloc tests/unit/test_stats \
-	tests/unit/test_env tests/integration/test_api tests/integration/test_model \
+	tests/unit/test_env tests/unit/test_options tests/integration/test_api \
+	tests/integration/test_model \
 	tests/integration/test_threads tests/integration/test_misuse \
 	tests/integration/test_walk
 tests_unit_test_leaheap_CFLAGS = $(UNIT_CFLAGS)
@@ -23,6 +24,8 @@ tests_unit_test_stats_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_stats_LDADD = $(UNIT_LDADD)
 tests_unit_test_env_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_env_LDADD = $(UNIT_LDADD)
+tests_unit_test_options_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_options_LDADD = $(UNIT_LDADD)
 
 INTEG_LDADD = libreap/libreap.la $(CMOCKA_LIBS)
 INTEG_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
+/*
+ * test_options.c - unit tests of libreap's tunables (libreap/src/options.c)
+ * as a program sees them: the values are read from the environment once,
+ * on the first reap_create(), so main() sets them before any reap exists,
+ * and every test of this process sees the same options.
+ *
+ * Set here: chunks that stop doubling at 16 KiB, and a large threshold of
+ * 64 KiB, above the chunk cap, which options.c cuts to the cap (docs/
+ * configuration.md: "at most REAP_MAX_CHUNK").  test_region checks the
+ * doubling itself under the default cap.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "internal.h"
+
+#define CAP (16u << 10)
+
+static void the_large_threshold_is_cut_to_the_chunk_cap(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL); /* reads the options */
+    assert_non_null(r);
+    assert_int_equal(rp_opt.max_chunk, CAP);
+    assert_int_equal(rp_opt.large_threshold, CAP);
+    /* up to the threshold an object lives in the reap's chunks; above it,
+     * in a base block of its own */
+    void *at = reap_malloc(r, CAP), *above = reap_malloc(r, CAP + 1);
+    assert_non_null(at);
+    assert_non_null(above);
+    assert_false(rp_mem2b(at)->head & RP_LARGE);
+    assert_true(rp_mem2b(above)->head & RP_LARGE);
+    reap_destroy(r);
+}
+
+int main(void)
+{
+    /* before the first reap: options.c reads them once */
+    setenv("REAP_MAX_CHUNK", "16k", 1);
+    setenv("REAP_LARGE_THRESHOLD", "64k", 1);
+    unsetenv("REAP_FIRST_CHUNK");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_large_threshold_is_cut_to_the_chunk_cap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
