@@ -122,7 +122,7 @@ for wl, row in (("batch", "reap"), ("halffree", "reap"), ("mixed", "reap"), ("re
     print(f"{wl:9} {row:9} {shown[0]:>19} ({who:8}) {shown[1]:>18} {shown[2]:>18} {shown[3]:>18} {fp[0] if fp else '-':>8}")
     ratio_lines.append(",".join([wl, row, who] + cells + [fp[0] if fp else "-"] + ranges))
 open(f"{out}/reapbench-ratios.csv", "w").write("\n".join(ratio_lines) + "\n")
-print(f"(medians over {len(all_rounds)} rounds; in brackets, the least and most of the rounds' own ratios;"
-      " CSV: loadtest/results/reapbench-ratios.csv)")
+print(f"(medians over {len(all_rounds)} rounds; in brackets, the least and most of the rounds' own ratios,"
+      " which the ratio of all rounds' medians can fall just outside; CSV: loadtest/results/reapbench-ratios.csv)")
 PY
 python3 "$top/loadtest/compare.py" "$out/reapbench-ratios.csv" --before "$prev"
