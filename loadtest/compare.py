@@ -57,18 +57,18 @@ def reap_over_stock(path, keys, cols, where):
     return out
 
 
-def mt_ratios(path, peers):
+def mt_ratios(path, opt):
     secs = {(r["bench"], r["threads"], r["allocator"]): float(r["seconds"])
             for r in rows(path) if r.get("seconds")}
     out = {}
     for (b, t, a), v in secs.items():
-        times = [secs[(b, t, p)] for p in peers if (b, t, p) in secs]
+        times = [secs[(b, t, p)] for p in opt.peers.split() if (b, t, p) in secs]
         if a == "reap" and times:
             out[f"{b}, {t} thread{'s' if t != '1' else ''}"] = {"÷ fastest peer": (v / min(times), False)}
     return out
 
 
-def reapbench_ratios(path):
+def reapbench_ratios(path, opt):
     out = {}
     for r in rows(path):
         cells = {}
@@ -81,18 +81,18 @@ def reapbench_ratios(path):
     return out
 
 
-# kind -> (file name pattern, with the stamp as group 1; reader)
+# kind -> (file name pattern, with the stamp as group 1; reader(path, options))
 KINDS = {
-    "wrk": (r"wrk-(\d{8}-\d{6})-summary\.csv", lambda p: reap_over_stock(
+    "wrk": (r"wrk-(\d{8}-\d{6})-summary\.csv", lambda p, opt: reap_over_stock(
         p, ("scenario", "threads"),
         (("req_per_s", "req/s", True), ("rss_peak_mb", "peak RSS", False)),
         lambda k: f"{k[0]}, {k[1]} connections")),
-    "h2": (r"h2-(\d{8}-\d{6})-summary\.csv", lambda p: reap_over_stock(
+    "h2": (r"h2-(\d{8}-\d{6})-summary\.csv", lambda p, opt: reap_over_stock(
         p, ("protocol", "maxmemfree"),
         (("req_per_s", "req/s", True), ("rss_peak_mb", "peak RSS", False),
          ("rss_idle_mb", "idle RSS", False)),
         lambda k: f"{k[0]}, MaxMemFree {k[1]}")),
-    "mt": (r"mt-(\d{8}-\d{6})\.csv", mt_ratios),  # read with --peers
+    "mt": (r"mt-(\d{8}-\d{6})\.csv", mt_ratios),
     "reapbench": (r"reapbench-ratios\.csv()", reapbench_ratios),
 }
 
@@ -143,14 +143,12 @@ def main():
             break
     else:
         ap.error(f"{name}: not results this script knows (see its header)")
-    if kind == "mt":
-        if not opt.peers:
-            ap.error("mt results need --peers")
-        read = lambda p, peers=opt.peers.split(): mt_ratios(p, peers)
+    if kind == "mt" and not opt.peers:
+        ap.error("mt results need --peers")
     before = opt.before or run_before(folder, kind, m.group(1), opt.same)
     if not before or not os.path.exists(before) or os.path.getsize(before) == 0:
         return
-    was, now = read(before), read(opt.results)
+    was, now = read(before, opt), read(opt.results, opt)
     lines = []
     for point, cells in now.items():
         both = [(label, was[point][label][0], v, hb) for label, (v, hb) in cells.items()

@@ -51,7 +51,6 @@ lt_gnuplot_page() {
     echo "set multiplot layout $rows,$cols"
 }
 
-# fail <message>: record a failed check (also from the per-run subshells).
 # lt_compare <summary csv> <md> [--same TEXT]: the run's reap / stock
 # ratios beside the run before's (loadtest/compare.py), appended to <md>
 # and kept in $COMPARE for the report; a failure of the script is a
@@ -64,6 +63,7 @@ lt_compare() {
     [ -z "$COMPARE" ] || printf '%s\n' "$COMPARE" >>"$md"
 }
 
+# fail <message>: record a failed check (also from the per-run subshells).
 fail() {
     say "FAIL: $*"
     printf '%s\n' "$*" >>"$FAILS"
