@@ -39,8 +39,9 @@ libreap_libreap_la_SOURCES =
 libreap_libreap_la_LIBADD = libreap/libreap_core.la
 # The soname (libreap.so.1) changes with REAP_FRONTIER_VERSION in reap.h:
 # programs that compile reap_malloc_bump() in (the reap-backed APR) depend
-# on that layout.
-libreap_libreap_la_LDFLAGS = -version-info 1:0:0 -pthread
+# on that layout.  Interface 2 added reap_create_from() and
+# reap_base_on_trim(); programs built for interface 1 still run on it.
+libreap_libreap_la_LDFLAGS = -version-info 2:0:1 -pthread
 
 include_HEADERS += libreap/include/reap.h
 pkgconfigdir = $(libdir)/pkgconfig

@@ -64,6 +64,31 @@ REAP_API const char *reap_version(void);
  */
 REAP_API reap_t *reap_create(reap_t *parent);
 
+/** Chunk sizes asked of a reap_chunk_source_t are multiples of this. */
+#define REAP_CHUNK_GRAIN 4096
+
+/**
+ * Where a reap's chunks come from and go back to, when not straight from
+ * the base allocator: a cache the application keeps, as an APR allocator
+ * keeps its pools' memory on its own free lists up to a bound.
+ *
+ * @c alloc hands out a chunk of at least @p size and at most @p most bytes,
+ * a multiple of REAP_CHUNK_GRAIN aligned to 16 bytes, and stores its size
+ * in @p *got; NULL when memory runs out.  The reap asks for 8 to 64 KiB
+ * under the default REAP_FIRST_CHUNK and REAP_MAX_CHUNK (up to twice that
+ * when one block needs it), and uses the whole of a larger chunk; @p most
+ * is @p size for a reap under a limit.  @c free takes a chunk back, with
+ * its size, when a clear, a destroy or the last free of a retired chunk
+ * lets it go.  Large objects (above REAP_LARGE_THRESHOLD) still come from
+ * the base allocator.  The source must outlive every reap using it, and is
+ * called from whichever thread uses the reap.
+ */
+typedef struct reap_chunk_source {
+    void *(*alloc)(void *ctx, size_t size, size_t most, size_t *got);
+    void (*free)(void *ctx, void *chunk, size_t size);
+    void *ctx;
+} reap_chunk_source_t;
+
 /** Options of reap_create_ex(); zero-initialise and set what you need. */
 typedef struct reap_options {
     /** Bytes of caller space kept inside the reap object itself, 16-byte
@@ -79,6 +104,18 @@ typedef struct reap_options {
  *         user area larger than 64 KiB).
  */
 REAP_API reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts);
+
+/**
+ * reap_create_ex(), the reap's chunks coming from @p chunks (see
+ * reap_chunk_source_t), which is not copied and must outlive the reap.
+ * NULL, and reap_create() and reap_create_ex(), give a reap its parent's
+ * source, or the base allocator for a top-level reap.
+ */
+REAP_API reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
+                                  const reap_chunk_source_t *chunks);
+
+/** This reap.h has reap_create_from() and reap_chunk_source_t. */
+#define REAP_HAS_CHUNK_SOURCE 1
 
 /** @return the user area of @p r (see reap_options_t), or NULL if it has none. */
 REAP_API void *reap_user_area(reap_t *r);
@@ -320,6 +357,17 @@ REAP_API void reap_get_base_stats(reap_base_stats_t *out);
  * on every request.  Thread-safe.
  */
 REAP_API void reap_base_trim(void);
+
+/**
+ * Have every reap_base_trim() call @p fn(@p arg) first, before the base
+ * allocator gives memory back, so that a cache the application keeps in
+ * front of it (the reap-backed APR's allocators' free lists) can hand back
+ * what nobody uses and the same trim return it to the operating system.
+ * One hook: a second call replaces the first, and NULL removes it.  Set it
+ * before other threads may trim.  @p fn runs in the trimming thread and
+ * may call reap_base_free().
+ */
+REAP_API void reap_base_on_trim(void (*fn)(void *arg), void *arg);
 
 /**
  * A block of at least @p size bytes straight from the base allocator, with

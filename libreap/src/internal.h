@@ -208,6 +208,7 @@ struct reap {
     rp_lock_t lock;
 
     size_t user_size; /* bytes of caller space after this struct */
+    const reap_chunk_source_t *src; /* where chunks come from; NULL: the base */
     uint16_t tag;
 };
 
@@ -272,6 +273,12 @@ void rp_region_release_all(reap_t *r);
 /* Make sure r has its bin table; false when no memory (or limit) allows. */
 bool rp_region_heap_ensure(reap_t *r);
 void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size);
+/* A chunk of at least size bytes, rounded as src hands them out (src NULL:
+ * the base allocator); taken from and given back to src.  rp_chunk_get()
+ * takes a rounded size and may hand out up to most bytes (*got). */
+size_t rp_chunk_round(const reap_chunk_source_t *src, size_t size);
+void *rp_chunk_get(const reap_chunk_source_t *src, size_t size, size_t most, size_t *got);
+void rp_chunk_put(const reap_chunk_source_t *src, void *c, size_t size);
 char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c);
 /* Where blocks start in the first chunk: after the reap and its user area
  * (user_size is stored rounded to RP_GRAIN). */

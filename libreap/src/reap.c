@@ -176,36 +176,40 @@ static uint16_t next_tag(void)
 
 /* ---- create --------------------------------------------------------------------- */
 
-static size_t first_chunk_size(size_t user)
+static size_t first_chunk_size(size_t user, const reap_chunk_source_t *src)
 {
     size_t need = sizeof(rp_chunk_t) + RP_REAP_SIZE + user + 1024 + RP_FENCE_ROOM;
     size_t size = rp_opt.first_chunk;
-    if (need <= size)
+    if (need <= size && !src)
         return rp_opt.first_chunk_usable;
     while (size < need)
         size *= 2;
-    return rp_base_usable(size);
+    return rp_chunk_round(src, size);
 }
 
-reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
+reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
+                         const reap_chunk_source_t *chunks)
 {
     rp_options_init();
     size_t user = opts ? opts->user_size : 0;
     if (user > (64u << 10))
         return NULL;
     user = (user + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1);
-    size_t size = first_chunk_size(user);
+    const reap_chunk_source_t *src = chunks ? chunks : parent ? parent->src : NULL;
+    size_t size = first_chunk_size(user, src);
     reap_t *acct = parent ? parent->acct : NULL;
     if (charge_chain(acct, size) != 0) {
         /* other threads may be creating children of parent right now */
         __atomic_fetch_add(&parent->limit_failures, 1, __ATOMIC_RELAXED);
         return NULL;
     }
-    rp_chunk_t *c = rp_base_alloc(size);
+    size_t got;
+    rp_chunk_t *c = rp_chunk_get(src, size, acct ? size : SIZE_MAX, &got);
     if (!c) {
         uncharge_chain(acct, size);
         return NULL;
     }
+    size = got; /* larger only with no limit above: nothing more to charge */
     reap_t *r = (reap_t *)(c + 1);
     memset(r, 0, RP_REAP_SIZE + user);
     r->tag = next_tag();
@@ -215,6 +219,7 @@ reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
     r->inline_open = RP_ANNOTATED() || rp_tracing() ? 0 : r->bump_max + 1;
     rp_set_heap_empty(r, true);
     r->user_size = user;
+    r->src = src;
     r->acct = acct;
     r->parent = parent;
     r->footprint = r->peak_footprint = size;
@@ -227,7 +232,12 @@ reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
     return r;
 }
 
-reap_t *reap_create(reap_t *parent) { return reap_create_ex(parent, NULL); }
+reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts)
+{
+    return reap_create_from(parent, opts, NULL);
+}
+
+reap_t *reap_create(reap_t *parent) { return reap_create_from(parent, NULL, NULL); }
 
 void reap_trace_tag(reap_t *r, const char *tag)
 {
@@ -283,8 +293,9 @@ static void destroy_detached(reap_t *r)
     destroy_children(r);
     rp_region_release_all(r);
     size_t size = r->first->size;
+    const reap_chunk_source_t *src = r->src; /* r lives in the first chunk */
     uncharge_chain(r->acct, size);
-    rp_base_free(r->first, size);
+    rp_chunk_put(src, r->first, size);
 }
 
 void reap_destroy(reap_t *r)

@@ -9,7 +9,8 @@
  * not fit, the current chunk is retired: a fence is written at its frontier
  * so coalescing stops there, and a tail of at least rp_opt.tail_keep bytes
  * goes onto the heap instead of being wasted.  A retired chunk whose blocks
- * all come free again goes back to the base allocator.  Objects above
+ * all come free again goes back to where chunks come from: the reap's
+ * source (reap_options_t.chunks) or the base allocator.  Objects above
  * rp_opt.large_threshold get a base block each, on a list for clear/destroy.
  * Every byte taken from or given back to the base allocator is charged or
  * uncharged here, which is where footprint limits bite.
@@ -97,33 +98,71 @@ static void retire(reap_t *r, rp_chunk_t *old, char *bump, char *end, bool may_m
         rp_heap_insert(r, (rp_block_t *)(end - tail), tail);
 }
 
-/* size bytes from the base allocator, charged to r's footprint; NULL when
- * a limit refuses them (*refused set) or memory runs out.  base_give()
- * takes them back. */
-static void *base_try(reap_t *r, size_t size, bool *refused)
+size_t rp_chunk_round(const reap_chunk_source_t *src, size_t size)
 {
-    if (rp_charge(r, size) != 0) {
+    if (src)
+        return (size + REAP_CHUNK_GRAIN - 1) & ~(size_t)(REAP_CHUNK_GRAIN - 1);
+    return rp_base_usable(size);
+}
+
+void *rp_chunk_get(const reap_chunk_source_t *src, size_t size, size_t most, size_t *got)
+{
+    *got = size;
+    if (!src)
+        return rp_base_alloc(size);
+    void *c = src->alloc(src->ctx, size, most, got);
+    RP_ASSERT(!c || (*got >= size && *got <= most && *got % REAP_CHUNK_GRAIN == 0));
+    return c;
+}
+
+void rp_chunk_put(const reap_chunk_source_t *src, void *c, size_t size)
+{
+    if (src)
+        src->free(src->ctx, c, size);
+    else
+        rp_base_free(c, size);
+}
+
+/* *size bytes for a chunk (from r's source) or a large object (from the base
+ * allocator), charged to r's footprint; NULL when a limit refuses them
+ * (*refused set) or memory runs out.  A reap with no limit above it may
+ * get a larger chunk (*size updated) when it may (any_size), as a stock
+ * APR pool takes a larger free node.  give() takes them back. */
+static void *try_take(reap_t *r, size_t *size, bool chunk, bool any_size, bool *refused)
+{
+    size_t n = *size;
+    if (rp_charge(r, n) != 0) {
         *refused = true;
         return NULL;
     }
-    void *p = rp_base_alloc(size);
+    void *p;
+    if (chunk) {
+        p = rp_chunk_get(r->src, n, any_size && !r->acct ? SIZE_MAX : n, size);
+        if (p && *size > n)
+            (void)rp_charge(r, *size - n); /* no limit: cannot fail */
+    } else {
+        p = rp_base_alloc(n);
+    }
     if (!p)
-        rp_uncharge(r, size);
+        rp_uncharge(r, n);
     return p;
 }
 
-/* base_try(), a refusal counted in limit_failures. */
-static void *base_take(reap_t *r, size_t size)
+/* try_take() of exactly size bytes, a refusal counted in limit_failures. */
+static void *take(reap_t *r, size_t size, bool chunk)
 {
     bool refused = false;
-    void *p = base_try(r, size, &refused);
+    void *p = try_take(r, &size, chunk, false, &refused);
     r->limit_failures += refused;
     return p;
 }
 
-static void base_give(reap_t *r, void *p, size_t size)
+static void give(reap_t *r, void *p, size_t size, bool chunk)
 {
-    rp_base_free(p, size);
+    if (chunk)
+        rp_chunk_put(r->src, p, size);
+    else
+        rp_base_free(p, size);
     rp_uncharge(r, size);
 }
 
@@ -137,14 +176,14 @@ static int new_chunk(reap_t *r, size_t csz)
     size_t size = r->next_chunk_size;
     while (size < need)
         size *= 2;
-    size = rp_base_usable(size);
+    size = rp_chunk_round(r->src, size);
     bool refused = false;
-    rp_chunk_t *c = base_try(r, size, &refused);
-    size_t least = c ? size : rp_base_usable(need); /* asked only after a refusal */
+    rp_chunk_t *c = try_take(r, &size, true, true, &refused);
+    size_t least = c ? size : rp_chunk_round(r->src, need); /* asked only after a refusal */
     if (size > least) {
         size = least;
         refused = false;
-        c = base_try(r, size, &refused);
+        c = try_take(r, &size, true, false, &refused);
     }
     r->limit_failures += refused; /* once, for the last try */
     if (!c)
@@ -176,8 +215,8 @@ bool rp_region_heap_ensure(reap_t *r)
  * chunk and retired at once; it goes back when its block is freed. */
 static rp_block_t *side_block(reap_t *r, size_t csz)
 {
-    size_t size = rp_base_usable(sizeof(rp_chunk_t) + csz + RP_FENCE_ROOM);
-    rp_chunk_t *c = base_take(r, size);
+    size_t size = rp_chunk_round(r->src, sizeof(rp_chunk_t) + csz + RP_FENCE_ROOM);
+    rp_chunk_t *c = take(r, size, true);
     if (!c)
         return NULL;
     c->size = size;
@@ -205,7 +244,7 @@ rp_block_t *rp_region_bump(reap_t *r, size_t csz)
     return b;
 }
 
-static void chunk_release(reap_t *r, rp_chunk_t *c) { base_give(r, c, c->size); }
+static void chunk_release(reap_t *r, rp_chunk_t *c) { give(r, c, c->size, true); }
 
 bool rp_region_try_release(reap_t *r, rp_block_t *b, size_t size)
 {
@@ -230,7 +269,7 @@ void *rp_large_alloc(reap_t *r, size_t n, size_t alignment)
     if (n >= RP_MAX_REQUEST || pad >= RP_MAX_REQUEST)
         return NULL;
     size_t size = rp_base_usable(LARGE_HEAD + n + pad);
-    char *base = base_take(r, size);
+    char *base = take(r, size, false);
     if (!base)
         return NULL;
     uintptr_t mem = ((uintptr_t)base + LARGE_HEAD + alignment - 1) & ~(uintptr_t)(alignment - 1);
@@ -261,7 +300,7 @@ void rp_large_free(reap_t *r, rp_block_t *b)
     rp_large_list_unlink(&r->large, lg);
     b->head &= ~RP_CINUSE;
     rp_live_sub(r, lg->base_size);
-    base_give(r, lg->base, lg->base_size);
+    give(r, lg->base, lg->base_size, false);
 }
 
 /* ---- clear and destroy ------------------------------------------------------- */
@@ -272,7 +311,7 @@ static void release_large(reap_t *r)
     r->large = NULL;
     while (lg) {
         rp_large_t *next = lg->next;
-        base_give(r, lg->base, lg->base_size);
+        give(r, lg->base, lg->base_size, false);
         lg = next;
     }
 }

@@ -4,12 +4,14 @@
  * test_region.c - chunks double up to the cap, retired tails go on the heap,
  * empty retired chunks and large objects go back to the base allocator, and
  * clear keeps only the first chunk (and has nothing to do for a reap that
- * nothing touched).  Sees internals.
+ * nothing touched); a reap made with a chunk source takes its chunks from
+ * it and gives them all back.  Sees internals.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdlib.h>
 
 #include "base/base.h"
 #include "internal.h"
@@ -245,6 +247,119 @@ static void base_gets_everything_back(void **state)
     assert_int_equal(after.in_use, before.in_use);
 }
 
+/* ---- a chunk source (reap_create_from) ---------------------------------- */
+
+/* A source that hands out aligned_alloc() blocks, each grow times the size
+ * asked (as far as most allows), and checks every give-back. */
+typedef struct test_source {
+    size_t grow;
+    struct {
+        void *p;
+        size_t size;
+    } out[64];
+    size_t n_out, asked, exact_asks, refused_sizes;
+} test_source_t;
+
+static void *ts_alloc(void *ctx, size_t size, size_t most, size_t *got)
+{
+    test_source_t *ts = ctx;
+    size_t give = size * ts->grow <= most ? size * ts->grow : size;
+    assert_true(size % REAP_CHUNK_GRAIN == 0);
+    assert_true(ts->n_out < 64);
+    ts->asked++;
+    ts->exact_asks += most == size;
+    void *p = aligned_alloc(16, give);
+    ts->out[ts->n_out].p = p;
+    ts->out[ts->n_out].size = give;
+    ts->n_out++;
+    *got = give;
+    return p;
+}
+
+static void ts_free(void *ctx, void *chunk, size_t size)
+{
+    test_source_t *ts = ctx;
+    for (size_t i = 0; i < ts->n_out; i++)
+        if (ts->out[i].p == chunk) {
+            assert_int_equal(size, ts->out[i].size);
+            ts->out[i] = ts->out[--ts->n_out];
+            free(chunk);
+            return;
+        }
+    fail_msg("a chunk the source did not hand out: %p", chunk);
+}
+
+static size_t ts_bytes(const test_source_t *ts)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < ts->n_out; i++)
+        n += ts->out[i].size;
+    return n;
+}
+
+static void chunks_come_from_the_source_and_go_back(void **state)
+{
+    (void)state;
+    test_source_t ts = {.grow = 1};
+    reap_chunk_source_t src = {ts_alloc, ts_free, &ts};
+    reap_t *r = reap_create_from(NULL, NULL, &src);
+    assert_non_null(r);
+    assert_int_equal(ts.n_out, 1);
+    reap_t *child = reap_create(r); /* inherits the source */
+    assert_int_equal(ts.n_out, 2);
+    for (int i = 0; i < 300; i++)
+        assert_non_null(reap_malloc(r, 1000));
+    assert_true(ts.n_out > 3);
+    void *big = reap_malloc(r, 1 << 20); /* a large object: the base's */
+    assert_non_null(big);
+    size_t large = rp_large_footprint(rp_mem2b(big));
+    assert_int_equal(reap_footprint(r, NULL), ts_bytes(&ts) - child->footprint + large);
+    reap_clear(r); /* the child and every chunk but the first go back */
+    assert_int_equal(ts.n_out, 1);
+    assert_int_equal(reap_footprint(r, NULL), ts_bytes(&ts));
+    reap_destroy(r);
+    assert_int_equal(ts.n_out, 0);
+}
+
+static void a_larger_chunk_is_used_whole(void **state)
+{
+    (void)state;
+    test_source_t ts = {.grow = 8};
+    reap_chunk_source_t src = {ts_alloc, ts_free, &ts};
+    reap_t *r = reap_create_from(NULL, NULL, &src);
+    size_t first = ts.out[0].size;
+    assert_int_equal(first, 8 * rp_chunk_round(&src, rp_opt.first_chunk));
+    /* all but a little of the first chunk is bumped before a second one */
+    size_t n = 0;
+    while (ts.n_out == 1) {
+        assert_non_null(reap_malloc(r, 100));
+        n += 112;
+    }
+    assert_true(n > first - 2048);
+    assert_int_equal(reap_footprint(r, NULL), ts_bytes(&ts));
+    reap_destroy(r);
+    assert_int_equal(ts.n_out, 0);
+}
+
+static void under_a_limit_chunks_are_exact(void **state)
+{
+    (void)state;
+    test_source_t ts = {.grow = 8};
+    reap_chunk_source_t src = {ts_alloc, ts_free, &ts};
+    reap_t *r = reap_create_from(NULL, NULL, &src);
+    assert_int_equal(reap_set_limit(r, 1 << 20), 0);
+    size_t before = ts.asked;
+    for (int i = 0; i < 500; i++)
+        assert_non_null(reap_malloc(r, 1000));
+    reap_t *child = reap_create(r);
+    assert_non_null(child);
+    assert_true(ts.asked > before + 1);
+    assert_int_equal(ts.exact_asks, ts.asked - before);
+    assert_true(reap_footprint(r, NULL) <= 1 << 20);
+    reap_destroy(r);
+    assert_int_equal(ts.n_out, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +372,9 @@ int main(void)
         cmocka_unit_test(clear_keeps_the_first_chunk_only),
         cmocka_unit_test(clear_of_an_untouched_reap_only_counts),
         cmocka_unit_test(base_gets_everything_back),
+        cmocka_unit_test(chunks_come_from_the_source_and_go_back),
+        cmocka_unit_test(a_larger_chunk_is_used_whole),
+        cmocka_unit_test(under_a_limit_chunks_are_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

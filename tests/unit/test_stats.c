@@ -230,6 +230,40 @@ static void base_figures_follow_the_reaps(void **state)
     assert_non_null(strstr(text.buf, "held: "));
 }
 
+/* reap_base_on_trim(): the hook runs first in every reap_base_trim(), and
+ * what it frees is given back by that same trim. */
+static void *hook_block;
+static int hook_calls;
+
+static void trim_hook(void *arg)
+{
+    assert_ptr_equal(arg, &hook_calls);
+    hook_calls++;
+    reap_base_free(hook_block, 1 << 20);
+    hook_block = NULL;
+}
+
+static void a_trim_hook_runs_before_the_trim(void **state)
+{
+    (void)state;
+    reap_base_stats_t before, after;
+    reap_base_trim();
+    reap_get_base_stats(&before);
+    hook_block = reap_base_alloc(1 << 20);
+    assert_non_null(hook_block);
+    memset(hook_block, 1, 1 << 20);
+    reap_base_on_trim(trim_hook, &hook_calls);
+    reap_base_trim();
+    reap_get_base_stats(&after);
+    assert_int_equal(hook_calls, 1);
+    assert_null(hook_block);
+    assert_int_equal(after.in_use, before.in_use);
+    assert_true(after.returned >= before.returned + (1 << 20)); /* by the trim */
+    reap_base_on_trim(NULL, NULL); /* removed: not called again */
+    reap_base_trim();
+    assert_int_equal(hook_calls, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +273,7 @@ int main(void)
         cmocka_unit_test(tree_footprint_sums_or_reads_the_account),
         cmocka_unit_test(printers_carry_every_field),
         cmocka_unit_test(base_figures_follow_the_reaps),
+        cmocka_unit_test(a_trim_hook_runs_before_the_trim),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
