@@ -12,9 +12,11 @@
  * HTTP/2 (docs/measurements.md).  So on the reap-backed APR each child runs
  * one more thread, which wakes every ReapIdleRelease interval; when no
  * request ended in the child during a whole interval, and some did since
- * its last release, it calls reap_base_trim() once: the heaps' and the
- * global heap's empty superblocks and the large-object cache go back to the
- * OS (their pages, with madvise).  A busy child is never touched, and an
+ * its last release, it calls reap_base_trim() once: the free lists of the
+ * allocators of the connection pools the MPM recycled (the reap-backed
+ * APR's hook, reap_base_on_trim()), the heaps' and the global heap's empty
+ * superblocks and the large-object cache go back to the OS (their pages,
+ * with madvise).  A busy child is never touched, and an
  * idle one pays one trim per burst.
  *
  * What it cannot reach: blocks that the worker threads' own caches hold

@@ -45,6 +45,10 @@
 #include <unistd.h>     /* for getpid and sysconf */
 #endif
 
+#if APR_HAS_THREADS
+#include <pthread.h>    /* the list of parked allocators */
+#endif
+
 
 /*
  * Pools backed by reaps
@@ -79,6 +83,10 @@
 #error "this APR needs libreap's reap.h with reap_malloc_bump() (REAP_FRONTIER_VERSION 2)"
 #endif
 
+#ifndef REAP_HAS_CHUNK_SOURCE
+#error "this APR needs libreap's reap.h with reap_create_from()"
+#endif
+
 #if APR_POOL_DEBUG
 #error "pool debugging is not supported by reap-backed pools"
 #endif
@@ -97,6 +105,7 @@
  * that sizes its requests by apr_allocator_align() gets what it expects.
  */
 #define MIN_ALLOC (2 * BOUNDARY_SIZE)
+#define MAX_INDEX   20
 
 #if APR_ALLOCATOR_USES_MMAP && defined(_SC_PAGESIZE)
 static unsigned int boundary_index;
@@ -127,25 +136,63 @@ static unsigned int boundary_size;
 /*
  * Allocator
  *
- * A stock allocator keeps the memnodes given back to it on free lists,
- * up to max_free bytes, for its pools and its other users (bucket
- * allocators) to take again.  Here pools are reaps and never draw on
- * memnodes, so a kept node would be memory only the next
- * apr_allocator_alloc() could use: under HTTP/2 the free lists of a
- * child's allocators held 4.5 MB at idle with MaxMemFree 128 (the idle
- * RSS 1.34x stock's; 1.13x without them, docs/measurements.md).  So
- * every node comes from libreap's base allocator and goes straight back
- * to it: its per-thread caches make taking a node again as fast as a
- * free list, and mod_reap's idle trim gives what nobody uses back to the
- * operating system.  max_free is then a bound the allocator always
- * meets, as it keeps nothing.
+ * As in stock APR, an allocator keeps the memory given back to it on free
+ * lists, up to max_free bytes, and takes from them first: memnodes for its
+ * users (apr-util's bucket allocators, httpd's MPMs) and the chunks of the
+ * reaps of the pools it serves (each reap's chunk source, reap.h).  So a
+ * connection's memory stays with its allocator between requests, as it
+ * does on stock APR, rather than in the caches of whichever threads ran
+ * them (the event MPM's HTTP/1.1 peak RSS: 1.26-1.35x stock's before,
+ * 1.02-1.06x with the lists), and MaxMemFree bounds what an allocator
+ * keeps, as httpd documents it.  What comes in beyond max_free goes back
+ * to libreap's base allocator (stock APR: free() or munmap()), which
+ * returns it to the operating system after a short decay or mod_reap's
+ * idle trim; that trim also empties the lists of the allocators whose
+ * connections have ended ("Parked allocators", below).
+ *
+ * A reap takes a free node of exactly the size it asks; a memnode may
+ * take a larger node, as in stock APR.  Chunk sizes that are not a
+ * multiple of BOUNDARY_SIZE (a page size above REAP_CHUNK_GRAIN) bypass
+ * the lists.
+ *
+ * @note The max_free_index and current_free_index fields are not really
+ * indices, but quantities of BOUNDARY_SIZE big memory blocks.
  */
 
 struct apr_allocator_t {
+    /** largest used index into free[], always < MAX_INDEX */
+    apr_size_t        max_index;
+    /** Total size (in BOUNDARY_SIZE multiples) of unused memory before
+     * blocks are given back. @see apr_allocator_max_free_set().
+     * @note Initialized to APR_ALLOCATOR_MAX_FREE_UNLIMITED,
+     * which means to never give back blocks.
+     */
+    apr_size_t        max_free_index;
+    /**
+     * Memory size (in BOUNDARY_SIZE multiples) that currently must be freed
+     * before blocks are given back. Range: 0..max_free_index
+     */
+    apr_size_t        current_free_index;
 #if APR_HAS_THREADS
     apr_thread_mutex_t *mutex;
 #endif /* APR_HAS_THREADS */
     apr_pool_t         *owner;
+    /** where the reaps of this allocator's pools take their chunks */
+    reap_chunk_source_t chunks;
+    /** on the list of parked allocators (atomic; see allocator_park()) */
+    int                 parked;
+    apr_allocator_t    *park_prev, *park_next;
+    /**
+     * Lists of free nodes. Slot 0 is used for oversized nodes,
+     * and the slots 1..MAX_INDEX-1 contain nodes of sizes
+     * (i+1) * BOUNDARY_SIZE. Example for BOUNDARY_INDEX == 12:
+     * slot  0: nodes larger than 81920
+     * slot  1: size  8192
+     * slot  2: size 12288
+     * ...
+     * slot 19: size 81920
+     */
+    apr_memnode_t      *free[MAX_INDEX];
 };
 
 #define SIZEOF_ALLOCATOR_T  APR_ALIGN_DEFAULT(sizeof(apr_allocator_t))
@@ -157,9 +204,14 @@ struct apr_allocator_t {
 
 /* The allocator's mutex, where one is set, also guards the lists of
  * child pools of the pools it serves (as in stock APR). */
+static void allocator_unpark(apr_allocator_t *allocator);
+
+/* Taking the lock also unparks the allocator (allocator_park()). */
 static APR_INLINE
 void allocator_lock(apr_allocator_t *allocator)
 {
+    if (__atomic_load_n(&allocator->parked, __ATOMIC_ACQUIRE))
+        allocator_unpark(allocator);
 #if APR_HAS_THREADS
     if (allocator->mutex)
         apr_thread_mutex_lock(allocator->mutex);
@@ -175,12 +227,15 @@ void allocator_unlock(apr_allocator_t *allocator)
 #endif /* APR_HAS_THREADS */
 }
 
-/* Give a node back to the base allocator (stock APR: a free list, or
- * free()). */
+/* Give a node back to the base allocator (stock APR: free()). */
 static void node_free(apr_memnode_t *node)
 {
     reap_base_free(node, (apr_size_t)(node->endp - (char *)node));
 }
+
+static void *allocator_chunk_alloc(void *ctx, apr_size_t size,
+                                   apr_size_t most, apr_size_t *got);
+static void allocator_chunk_free(void *ctx, void *chunk, apr_size_t size);
 
 APR_DECLARE(apr_status_t) apr_allocator_create(apr_allocator_t **allocator)
 {
@@ -192,16 +247,34 @@ APR_DECLARE(apr_status_t) apr_allocator_create(apr_allocator_t **allocator)
         return APR_ENOMEM;
 
     memset(new_allocator, 0, SIZEOF_ALLOCATOR_T);
+    new_allocator->max_free_index = APR_ALLOCATOR_MAX_FREE_UNLIMITED;
+    new_allocator->chunks.alloc = allocator_chunk_alloc;
+    new_allocator->chunks.free = allocator_chunk_free;
+    new_allocator->chunks.ctx = new_allocator;
 
     *allocator = new_allocator;
 
     return APR_SUCCESS;
 }
 
-/* As in stock APR, a node its user still holds is the user's to give
- * back first; there are no free lists to empty. */
 APR_DECLARE(void) apr_allocator_destroy(apr_allocator_t *allocator)
 {
+    apr_size_t index;
+    apr_memnode_t *node, **ref;
+
+    if (__atomic_load_n(&allocator->parked, __ATOMIC_ACQUIRE))
+        allocator_unpark(allocator);
+
+    /* As in stock APR: the nodes on the free lists go back; a node its
+     * user still holds is the user's to give back first. */
+    for (index = 0; index < MAX_INDEX; index++) {
+        ref = &allocator->free[index];
+        while ((node = *ref) != NULL) {
+            *ref = node->next;
+            node_free(node);
+        }
+    }
+
     free(allocator);
 }
 
@@ -233,9 +306,19 @@ APR_DECLARE(apr_pool_t *) apr_allocator_owner_get(apr_allocator_t *allocator)
 APR_DECLARE(void) apr_allocator_max_free_set(apr_allocator_t *allocator,
                                              apr_size_t in_size)
 {
-    /* The allocator keeps no free nodes, so every bound holds. */
-    (void)allocator;
-    (void)in_size;
+    apr_size_t max_free_index;
+    apr_size_t size = in_size;
+
+    allocator_lock(allocator);
+
+    max_free_index = APR_ALIGN(size, BOUNDARY_SIZE) >> BOUNDARY_INDEX;
+    allocator->current_free_index += max_free_index;
+    allocator->current_free_index -= allocator->max_free_index;
+    allocator->max_free_index = max_free_index;
+    if (allocator->current_free_index > max_free_index)
+        allocator->current_free_index = max_free_index;
+
+    allocator_unlock(allocator);
 }
 
 static APR_INLINE
@@ -264,13 +347,87 @@ APR_DECLARE(apr_size_t) apr_allocator_align(apr_allocator_t *allocator,
     return allocator_align(size);
 }
 
+/* Count a node leaving the free lists against max_free.
+ * Called with the allocator locked.
+ */
+static APR_INLINE
+void allocator_count_out(apr_allocator_t *allocator, apr_memnode_t *node)
+{
+    allocator->current_free_index += node->index + 1;
+    if (allocator->current_free_index > allocator->max_free_index)
+        allocator->current_free_index = allocator->max_free_index;
+}
+
+/* Take a node of at least index from the free lists, or NULL.
+ * Called with the allocator locked.
+ */
+static apr_memnode_t *allocator_take_free(apr_allocator_t *allocator,
+                                          apr_size_t index)
+{
+    apr_memnode_t *node, **ref;
+    apr_size_t max_index, i;
+
+    if (index <= allocator->max_index) {
+        /* Walk the free lists upwards from the requested size. */
+        max_index = allocator->max_index;
+        ref = &allocator->free[index];
+        i = index;
+        while (*ref == NULL && i < max_index) {
+           ref++;
+           i++;
+        }
+
+        if ((node = *ref) == NULL)
+            return NULL;
+
+        /* If we took the last node of the highest list, find the new
+         * highest non-empty list.
+         */
+        if ((*ref = node->next) == NULL && i >= max_index) {
+            do {
+                ref--;
+                max_index--;
+            }
+            while (*ref == NULL && max_index);
+
+            allocator->max_index = max_index;
+        }
+    }
+    else {
+        /* Seek the sink (at index 0) for an oversized node. */
+        ref = &allocator->free[0];
+        while ((node = *ref) != NULL && index > node->index)
+            ref = &node->next;
+
+        if (node == NULL)
+            return NULL;
+
+        *ref = node->next;
+    }
+
+    allocator_count_out(allocator, node);
+    return node;
+}
+
+/* A new node of size bytes from the base allocator, or NULL. */
+static apr_memnode_t *allocator_new_node(apr_size_t size, apr_size_t index)
+{
+    apr_memnode_t *node;
+
+    if ((node = reap_base_alloc(size)) == NULL)
+        return NULL;
+
+    node->index = (apr_uint32_t)index;
+    node->endp = (char *)node + size;
+
+    return node;
+}
+
 static APR_INLINE
 apr_memnode_t *allocator_alloc(apr_allocator_t *allocator, apr_size_t in_size)
 {
     apr_memnode_t *node;
     apr_size_t size, index;
-
-    (void)allocator;
 
     /* Round up the block size to the next boundary, but always
      * allocate at least a certain size (MIN_ALLOC).
@@ -289,28 +446,82 @@ apr_memnode_t *allocator_alloc(apr_allocator_t *allocator, apr_size_t in_size)
         return NULL;
     }
 
-    if ((node = reap_base_alloc(size)) == NULL)
+    allocator_lock(allocator);
+    node = allocator_take_free(allocator, index);
+    allocator_unlock(allocator);
+    if (node == NULL)
+        node = allocator_new_node(size, index);
+
+    if (node == NULL)
         return NULL;
 
-    node->index = (apr_uint32_t)index;
-    node->endp = (char *)node + size;
     node->next = NULL;
     node->first_avail = (char *)node + APR_MEMNODE_T_SIZE;
 
     return node;
 }
 
-/* The nodes of the list go back to the base allocator. */
 static APR_INLINE
 void allocator_free(apr_allocator_t *allocator, apr_memnode_t *node)
 {
-    apr_memnode_t *next;
+    apr_memnode_t *next, *freelist = NULL;
+    apr_size_t index, max_index;
+    apr_size_t max_free_index, current_free_index;
 
-    (void)allocator;
+    allocator_lock(allocator);
+
+    max_index = allocator->max_index;
+    max_free_index = allocator->max_free_index;
+    current_free_index = allocator->current_free_index;
+
+    /* Walk the list of submitted nodes and free them one by one,
+     * shoving them in the right 'size' buckets as we go, or onto
+     * freelist, for the base allocator, once max_free is reached.
+     */
     do {
         next = node->next;
-        node_free(node);
+        index = node->index;
+
+        if (max_free_index != APR_ALLOCATOR_MAX_FREE_UNLIMITED
+            && index + 1 > current_free_index) {
+            node->next = freelist;
+            freelist = node;
+            continue;
+        }
+
+        if (index < MAX_INDEX) {
+            /* Add the node to the appropriate 'size' bucket.  Adjust
+             * the max_index when appropriate.
+             */
+            if ((node->next = allocator->free[index]) == NULL
+                && index > max_index) {
+                max_index = index;
+            }
+            allocator->free[index] = node;
+        }
+        else {
+            /* This node is too large to keep in a specific size bucket,
+             * just add it to the sink (at index 0).
+             */
+            node->next = allocator->free[0];
+            allocator->free[0] = node;
+        }
+        if (current_free_index >= index + 1)
+            current_free_index -= index + 1;
+        else
+            current_free_index = 0;
     } while ((node = next) != NULL);
+
+    allocator->max_index = max_index;
+    allocator->current_free_index = current_free_index;
+
+    allocator_unlock(allocator);
+
+    while (freelist != NULL) {
+        node = freelist;
+        freelist = node->next;
+        node_free(node);
+    }
 }
 
 APR_DECLARE(apr_memnode_t *) apr_allocator_alloc(apr_allocator_t *allocator,
@@ -322,6 +533,166 @@ APR_DECLARE(apr_memnode_t *) apr_allocator_alloc(apr_allocator_t *allocator,
 APR_DECLARE(void) apr_allocator_free(apr_allocator_t *allocator,
                                      apr_memnode_t *node)
 {
+    allocator_free(allocator, node);
+}
+
+/*
+ * Parked allocators
+ *
+ * When the pool that owns an allocator is cleared (an MPM's connection
+ * pool, as its connection closes), the allocator keeps its free lists for
+ * the pool's next connection, as stock APR does, and is parked: the next
+ * call that takes the allocator's lock unparks it, and until then
+ * reap_base_trim() (mod_reap's idle release) gives its lists back to the
+ * base allocator, which returns them to the operating system.  So a busy
+ * server reuses a connection's memory as stock APR does, and a quiet one
+ * does not keep the lists of all the connection pools it recycled: under
+ * HTTP/2 they held 3-7 MB a child at idle (docs/measurements.md).
+ *
+ * An allocator with a mutex is never parked: threads share it, one may be
+ * using it while its owner is cleared, and its mutex may have gone with
+ * the owner's cleanups.
+ */
+static apr_allocator_t *parked_first;
+#if APR_HAS_THREADS
+static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
+#define PARKED_LOCK()   pthread_mutex_lock(&parked_lock)
+#define PARKED_UNLOCK() pthread_mutex_unlock(&parked_lock)
+#else
+#define PARKED_LOCK()
+#define PARKED_UNLOCK()
+#endif
+
+/* Take allocator off the list.  Called with parked_lock held. */
+static void parked_unlink(apr_allocator_t *allocator)
+{
+    if (allocator->park_prev)
+        allocator->park_prev->park_next = allocator->park_next;
+    else
+        parked_first = allocator->park_next;
+    if (allocator->park_next)
+        allocator->park_next->park_prev = allocator->park_prev;
+    allocator->park_prev = allocator->park_next = NULL;
+    __atomic_store_n(&allocator->parked, 0, __ATOMIC_RELEASE);
+}
+
+static void allocator_park(apr_allocator_t *allocator)
+{
+#if APR_HAS_THREADS
+    if (allocator->mutex != NULL)
+        return;
+#endif
+    PARKED_LOCK();
+    if (!allocator->parked) {
+        allocator->park_prev = NULL;
+        allocator->park_next = parked_first;
+        if (parked_first)
+            parked_first->park_prev = allocator;
+        parked_first = allocator;
+        __atomic_store_n(&allocator->parked, 1, __ATOMIC_RELEASE);
+    }
+    PARKED_UNLOCK();
+}
+
+static void allocator_unpark(apr_allocator_t *allocator)
+{
+    PARKED_LOCK();
+    if (allocator->parked)
+        parked_unlink(allocator);
+    PARKED_UNLOCK();
+}
+
+/* Move every free node of allocator onto *freelist.  The caller holds the
+ * allocator's lock, or parked_lock with the allocator parked. */
+static void allocator_take_all(apr_allocator_t *allocator,
+                               apr_memnode_t **freelist)
+{
+    apr_memnode_t *node;
+    apr_size_t index;
+
+    for (index = 0; index < MAX_INDEX; index++) {
+        while ((node = allocator->free[index]) != NULL) {
+            allocator->free[index] = node->next;
+            allocator_count_out(allocator, node);
+            node->next = *freelist;
+            *freelist = node;
+        }
+    }
+    allocator->max_index = 0;
+}
+
+/* reap_base_trim()'s hook: the parked allocators' lists go back to the
+ * base allocator, which the same trim then returns to the OS. */
+static void allocator_trim_parked(void *arg)
+{
+    apr_allocator_t *allocator;
+    apr_memnode_t *node, *freelist = NULL;
+
+    (void)arg;
+    PARKED_LOCK();
+    while ((allocator = parked_first) != NULL) {
+        allocator_take_all(allocator, &freelist);
+        parked_unlink(allocator);
+    }
+    PARKED_UNLOCK();
+
+    while (freelist != NULL) {
+        node = freelist;
+        freelist = node->next;
+        node_free(node);
+    }
+}
+
+/* A reap's chunk of size bytes: a free node of exactly that size, else a
+ * new block from the base allocator.  A larger node would do (the reap
+ * would use all of it), but a pool's chunks double from the size of its
+ * first, so a request pool that started in a 16 KiB node would ask for 32
+ * KiB next, and the chunks of an HTTP/1.1 connection's requests crept up
+ * to the largest (the event MPM's peak RSS rose by a third).  The node
+ * header is not kept: the reap owns every byte of the chunk until it
+ * gives it back.
+ */
+static void *allocator_chunk_alloc(void *ctx, apr_size_t size,
+                                   apr_size_t most, apr_size_t *got)
+{
+    apr_allocator_t *allocator = ctx;
+    apr_memnode_t *node = NULL, **ref;
+    apr_size_t index = (size >> BOUNDARY_INDEX) - 1;
+
+    (void)most;
+    if (index > 0 && index < MAX_INDEX && (size & (BOUNDARY_SIZE - 1)) == 0) {
+        allocator_lock(allocator);
+        ref = &allocator->free[index];
+        if ((node = *ref) != NULL) {
+            if ((*ref = node->next) == NULL && index == allocator->max_index) {
+                while (index > 0 && allocator->free[index] == NULL)
+                    index--;
+                allocator->max_index = index;
+            }
+            allocator_count_out(allocator, node);
+        }
+        allocator_unlock(allocator);
+    }
+    *got = size;
+    return node ? (void *)node : reap_base_alloc(size);
+}
+
+/* A chunk back from a reap: a node on the free lists, or past max_free
+ * (or of a size the lists do not take) back to the base allocator.
+ */
+static void allocator_chunk_free(void *ctx, void *chunk, apr_size_t size)
+{
+    apr_allocator_t *allocator = ctx;
+    apr_memnode_t *node = chunk;
+
+    if ((size & (BOUNDARY_SIZE - 1)) != 0 || size < MIN_ALLOC) {
+        reap_base_free(chunk, size);
+        return;
+    }
+    node->next = NULL;
+    node->index = (apr_uint32_t)((size >> BOUNDARY_INDEX) - 1);
+    node->endp = (char *)node + size;
+    node->first_avail = (char *)node + APR_MEMNODE_T_SIZE;
     allocator_free(allocator, node);
 }
 
@@ -411,6 +782,8 @@ APR_DECLARE(apr_status_t) apr_pool_initialize(void)
     if (apr_pools_initialized++)
         return APR_SUCCESS;
 
+    reap_base_on_trim(allocator_trim_parked, NULL);
+
 #if APR_ALLOCATOR_USES_MMAP && defined(_SC_PAGESIZE)
     boundary_size = sysconf(_SC_PAGESIZE);
     boundary_index = 12;
@@ -471,6 +844,7 @@ APR_DECLARE(void) apr_pool_terminate(void)
     if (--apr_pools_initialized)
         return;
 
+    reap_base_on_trim(NULL, NULL);
     apr_pool_destroy(global_pool); /* This will also destroy the mutex */
     global_pool = NULL;
 
@@ -740,6 +1114,13 @@ APR_DECLARE(void) apr_pool_clear(apr_pool_t *pool)
      */
     reap_clear(pool->reap);
 
+    /* The owner of an allocator is cleared when what it served ends (an
+     * MPM's connection pool, when the connection closes): its allocator
+     * keeps its lists for the next one, parked for an idle trim.
+     */
+    if (pool->allocator->owner == pool)
+        allocator_park(pool->allocator);
+
     pool_concurrency_set_idle(pool);
 }
 
@@ -804,8 +1185,8 @@ static apr_pool_t *pool_make(apr_pool_t *parent,
     memset(&options, 0, sizeof(options));
     options.user_size = SIZEOF_POOL_T;
 
-    if ((reap = reap_create_ex(parent ? parent->reap : NULL,
-                               &options)) == NULL)
+    if ((reap = reap_create_from(parent ? parent->reap : NULL, &options,
+                                 &allocator->chunks)) == NULL)
         return NULL;
 
     pool = reap_user_area(reap);
