@@ -117,10 +117,14 @@ void *rp_chunk_get(const reap_chunk_source_t *src, size_t size, size_t most, siz
 
 void rp_chunk_put(const reap_chunk_source_t *src, void *c, size_t size)
 {
-    if (src)
+    if (src) {
+        /* the source owns it now: open it, as the base allocator would be
+         * open to itself (the arena was closed to the program) */
+        rp_ann_undefined(c, size);
         src->free(src->ctx, c, size);
-    else
+    } else {
         rp_base_free(c, size);
+    }
 }
 
 /* *size bytes for a chunk (from r's source) or a large object (from the base
