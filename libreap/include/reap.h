@@ -72,19 +72,17 @@ REAP_API reap_t *reap_create(reap_t *parent);
  * the base allocator: a cache the application keeps, as an APR allocator
  * keeps its pools' memory on its own free lists up to a bound.
  *
- * @c alloc hands out a chunk of at least @p size and at most @p most bytes,
- * a multiple of REAP_CHUNK_GRAIN aligned to 16 bytes, and stores its size
- * in @p *got; NULL when memory runs out.  The reap asks for 8 to 64 KiB
- * under the default REAP_FIRST_CHUNK and REAP_MAX_CHUNK (up to twice that
- * when one block needs it), and uses the whole of a larger chunk; @p most
- * is @p size for a reap under a limit.  @c free takes a chunk back, with
- * its size, when a clear, a destroy or the last free of a retired chunk
- * lets it go.  Large objects (above REAP_LARGE_THRESHOLD) still come from
- * the base allocator.  The source must outlive every reap using it, and is
- * called from whichever thread uses the reap.
+ * @c alloc hands out a chunk of exactly @p size bytes, a multiple of
+ * REAP_CHUNK_GRAIN, aligned to 16 bytes; NULL when memory runs out.  The
+ * reap asks for 8 to 64 KiB under the default REAP_FIRST_CHUNK and
+ * REAP_MAX_CHUNK (up to twice that when one block needs it).  @c free takes
+ * a chunk back, with its size, when a clear, a destroy or the last free of
+ * a retired chunk lets it go.  Large objects (above REAP_LARGE_THRESHOLD)
+ * still come from the base allocator.  The source must outlive every reap
+ * using it, and is called from whichever thread uses the reap.
  */
 typedef struct reap_chunk_source {
-    void *(*alloc)(void *ctx, size_t size, size_t most, size_t *got);
+    void *(*alloc)(void *ctx, size_t size);
     void (*free)(void *ctx, void *chunk, size_t size);
     void *ctx;
 } reap_chunk_source_t;

@@ -242,7 +242,6 @@ typedef struct rp_options {
     size_t large_threshold; /* REAP_LARGE_THRESHOLD: bigger objects get their own block */
     size_t tail_keep;       /* REAP_TAIL_KEEP: a retired chunk's tail at least this big goes on the heap */
     size_t quick_limit;     /* REAP_QUICK_LIMIT: freed blocks below this size wait on quick lists; 0: coalesce every free at once */
-    size_t first_chunk_usable; /* derived: rp_base_usable(first_chunk), the usual first chunk */
 } rp_options_t;
 
 extern rp_options_t rp_opt;
@@ -275,9 +274,9 @@ bool rp_region_heap_ensure(reap_t *r);
 void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size);
 /* A chunk of at least size bytes, rounded as src hands them out (src NULL:
  * the base allocator); taken from and given back to src.  rp_chunk_get()
- * takes a rounded size and may hand out up to most bytes (*got). */
+ * takes a rounded size. */
 size_t rp_chunk_round(const reap_chunk_source_t *src, size_t size);
-void *rp_chunk_get(const reap_chunk_source_t *src, size_t size, size_t most, size_t *got);
+void *rp_chunk_get(const reap_chunk_source_t *src, size_t size);
 void rp_chunk_put(const reap_chunk_source_t *src, void *c, size_t size);
 char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c);
 /* Where blocks start in the first chunk: after the reap and its user area

@@ -33,13 +33,13 @@ static const rp_env_option_t options[] = {
 
 static void options_read(void)
 {
+    rp_base_init(); /* REAP_MISUSE is the base allocator's, and read with it */
     rp_env_read(options, sizeof options / sizeof options[0]);
     /* The first chunk must hold a reap and leave room to bump. */
     if (rp_opt.max_chunk < rp_opt.first_chunk)
         rp_opt.max_chunk = rp_opt.first_chunk;
     if (rp_opt.large_threshold > rp_opt.max_chunk)
         rp_opt.large_threshold = rp_opt.max_chunk;
-    rp_opt.first_chunk_usable = rp_base_usable(rp_opt.first_chunk);
     rp_trace_init(RP_TRACE_REAPS); /* REAP_TRACE, before the first reap */
 }
 

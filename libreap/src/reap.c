@@ -180,8 +180,6 @@ static size_t first_chunk_size(size_t user, const reap_chunk_source_t *src)
 {
     size_t need = sizeof(rp_chunk_t) + RP_REAP_SIZE + user + 1024 + RP_FENCE_ROOM;
     size_t size = rp_opt.first_chunk;
-    if (need <= size && !src)
-        return rp_opt.first_chunk_usable;
     while (size < need)
         size *= 2;
     return rp_chunk_round(src, size);
@@ -203,13 +201,11 @@ reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
         __atomic_fetch_add(&parent->limit_failures, 1, __ATOMIC_RELAXED);
         return NULL;
     }
-    size_t got;
-    rp_chunk_t *c = rp_chunk_get(src, size, acct ? size : SIZE_MAX, &got);
+    rp_chunk_t *c = rp_chunk_get(src, size);
     if (!c) {
         uncharge_chain(acct, size);
         return NULL;
     }
-    size = got; /* larger only with no limit above: nothing more to charge */
     reap_t *r = (reap_t *)(c + 1);
     memset(r, 0, RP_REAP_SIZE + user);
     r->tag = next_tag();

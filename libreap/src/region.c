@@ -105,14 +105,9 @@ size_t rp_chunk_round(const reap_chunk_source_t *src, size_t size)
     return rp_base_usable(size);
 }
 
-void *rp_chunk_get(const reap_chunk_source_t *src, size_t size, size_t most, size_t *got)
+void *rp_chunk_get(const reap_chunk_source_t *src, size_t size)
 {
-    *got = size;
-    if (!src)
-        return rp_base_alloc(size);
-    void *c = src->alloc(src->ctx, size, most, got);
-    RP_ASSERT(!c || (*got >= size && *got <= most && *got % REAP_CHUNK_GRAIN == 0));
-    return c;
+    return src ? src->alloc(src->ctx, size) : rp_base_alloc(size);
 }
 
 void rp_chunk_put(const reap_chunk_source_t *src, void *c, size_t size)
@@ -127,36 +122,26 @@ void rp_chunk_put(const reap_chunk_source_t *src, void *c, size_t size)
     }
 }
 
-/* *size bytes for a chunk (from r's source) or a large object (from the base
+/* size bytes for a chunk (from r's source) or a large object (from the base
  * allocator), charged to r's footprint; NULL when a limit refuses them
- * (*refused set) or memory runs out.  A reap with no limit above it may
- * get a larger chunk (*size updated) when it may (any_size), as a stock
- * APR pool takes a larger free node.  give() takes them back. */
-static void *try_take(reap_t *r, size_t *size, bool chunk, bool any_size, bool *refused)
+ * (*refused set) or memory runs out.  give() takes them back. */
+static void *try_take(reap_t *r, size_t size, bool chunk, bool *refused)
 {
-    size_t n = *size;
-    if (rp_charge(r, n) != 0) {
+    if (rp_charge(r, size) != 0) {
         *refused = true;
         return NULL;
     }
-    void *p;
-    if (chunk) {
-        p = rp_chunk_get(r->src, n, any_size && !r->acct ? SIZE_MAX : n, size);
-        if (p && *size > n)
-            (void)rp_charge(r, *size - n); /* no limit: cannot fail */
-    } else {
-        p = rp_base_alloc(n);
-    }
+    void *p = chunk ? rp_chunk_get(r->src, size) : rp_base_alloc(size);
     if (!p)
-        rp_uncharge(r, n);
+        rp_uncharge(r, size);
     return p;
 }
 
-/* try_take() of exactly size bytes, a refusal counted in limit_failures. */
+/* try_take(), a refusal counted in limit_failures. */
 static void *take(reap_t *r, size_t size, bool chunk)
 {
     bool refused = false;
-    void *p = try_take(r, &size, chunk, false, &refused);
+    void *p = try_take(r, size, chunk, &refused);
     r->limit_failures += refused;
     return p;
 }
@@ -182,12 +167,12 @@ static int new_chunk(reap_t *r, size_t csz)
         size *= 2;
     size = rp_chunk_round(r->src, size);
     bool refused = false;
-    rp_chunk_t *c = try_take(r, &size, true, true, &refused);
-    size_t least = c ? size : rp_chunk_round(r->src, need); /* asked only after a refusal */
-    if (size > least) {
+    rp_chunk_t *c = try_take(r, size, true, &refused);
+    size_t least = rp_chunk_round(r->src, need);
+    if (!c && size > least) {
         size = least;
         refused = false;
-        c = try_take(r, &size, true, false, &refused);
+        c = try_take(r, size, true, &refused);
     }
     r->limit_failures += refused; /* once, for the last try */
     if (!c)

@@ -249,30 +249,25 @@ static void base_gets_everything_back(void **state)
 
 /* ---- a chunk source (reap_create_from) ---------------------------------- */
 
-/* A source that hands out aligned_alloc() blocks, each grow times the size
- * asked (as far as most allows), and checks every give-back. */
+/* A source that hands out aligned_alloc() blocks of the size asked, and
+ * checks every give-back. */
 typedef struct test_source {
-    size_t grow;
     struct {
         void *p;
         size_t size;
     } out[64];
-    size_t n_out, asked, exact_asks, refused_sizes;
+    size_t n_out;
 } test_source_t;
 
-static void *ts_alloc(void *ctx, size_t size, size_t most, size_t *got)
+static void *ts_alloc(void *ctx, size_t size)
 {
     test_source_t *ts = ctx;
-    size_t give = size * ts->grow <= most ? size * ts->grow : size;
     assert_true(size % REAP_CHUNK_GRAIN == 0);
     assert_true(ts->n_out < 64);
-    ts->asked++;
-    ts->exact_asks += most == size;
-    void *p = aligned_alloc(16, give);
+    void *p = aligned_alloc(16, size);
     ts->out[ts->n_out].p = p;
-    ts->out[ts->n_out].size = give;
+    ts->out[ts->n_out].size = size;
     ts->n_out++;
-    *got = give;
     return p;
 }
 
@@ -300,7 +295,7 @@ static size_t ts_bytes(const test_source_t *ts)
 static void chunks_come_from_the_source_and_go_back(void **state)
 {
     (void)state;
-    test_source_t ts = {.grow = 1};
+    test_source_t ts = {0};
     reap_chunk_source_t src = {ts_alloc, ts_free, &ts};
     reap_t *r = reap_create_from(NULL, NULL, &src);
     assert_non_null(r);
@@ -321,41 +316,26 @@ static void chunks_come_from_the_source_and_go_back(void **state)
     assert_int_equal(ts.n_out, 0);
 }
 
-static void a_larger_chunk_is_used_whole(void **state)
+static void a_limit_counts_the_source_chunks(void **state)
 {
     (void)state;
-    test_source_t ts = {.grow = 8};
+    test_source_t ts = {0};
     reap_chunk_source_t src = {ts_alloc, ts_free, &ts};
     reap_t *r = reap_create_from(NULL, NULL, &src);
-    size_t first = ts.out[0].size;
-    assert_int_equal(first, 8 * rp_chunk_round(&src, rp_opt.first_chunk));
-    /* all but a little of the first chunk is bumped before a second one */
-    size_t n = 0;
-    while (ts.n_out == 1) {
-        assert_non_null(reap_malloc(r, 100));
-        n += 112;
-    }
-    assert_true(n > first - 2048);
-    assert_int_equal(reap_footprint(r, NULL), ts_bytes(&ts));
-    reap_destroy(r);
-    assert_int_equal(ts.n_out, 0);
-}
-
-static void under_a_limit_chunks_are_exact(void **state)
-{
-    (void)state;
-    test_source_t ts = {.grow = 8};
-    reap_chunk_source_t src = {ts_alloc, ts_free, &ts};
-    reap_t *r = reap_create_from(NULL, NULL, &src);
-    assert_int_equal(reap_set_limit(r, 1 << 20), 0);
-    size_t before = ts.asked;
-    for (int i = 0; i < 500; i++)
-        assert_non_null(reap_malloc(r, 1000));
+    const size_t limit = (1 << 20) + 20480; /* not a sum of doubling sizes */
+    assert_int_equal(reap_set_limit(r, limit), 0);
     reap_t *child = reap_create(r);
     assert_non_null(child);
-    assert_true(ts.asked > before + 1);
-    assert_int_equal(ts.exact_asks, ts.asked - before);
-    assert_true(reap_footprint(r, NULL) <= 1 << 20);
+    while (reap_malloc(child, 1000) != NULL)
+        ;
+    reap_stats_t st;
+    reap_get_stats(child, &st);
+    assert_true(st.limit_failures > 0);
+    size_t all = reap_tree_footprint(r, NULL);
+    assert_int_equal(all, ts_bytes(&ts));
+    assert_true(all <= limit);
+    /* near the limit the chunks shrink to what a block needs */
+    assert_true(all > limit - 8192);
     reap_destroy(r);
     assert_int_equal(ts.n_out, 0);
 }
@@ -373,8 +353,7 @@ int main(void)
         cmocka_unit_test(clear_of_an_untouched_reap_only_counts),
         cmocka_unit_test(base_gets_everything_back),
         cmocka_unit_test(chunks_come_from_the_source_and_go_back),
-        cmocka_unit_test(a_larger_chunk_is_used_whole),
-        cmocka_unit_test(under_a_limit_chunks_are_exact),
+        cmocka_unit_test(a_limit_counts_the_source_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

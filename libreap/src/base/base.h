@@ -38,6 +38,9 @@
  * at zero what it does not have. */
 typedef reap_base_stats_t rp_base_stats_t;
 
+/* Read the base allocator's tunables (REAP_MISUSE among them) and set it
+ * up, once; every other call does this too. */
+void rp_base_init(void);
 void *rp_base_alloc(size_t size);
 void rp_base_free(void *p, size_t size);
 size_t rp_base_usable(size_t size);

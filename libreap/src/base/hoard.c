@@ -410,6 +410,8 @@ void rp_base_wait_begin(void) { rp_hd_thread_park(); }
 
 void rp_base_wait_end(void) { rp_hd_thread_unpark(); }
 
+void rp_base_init(void) { rp_hd_init(); }
+
 size_t rp_base_usable(size_t size)
 {
     rp_hd_init();
