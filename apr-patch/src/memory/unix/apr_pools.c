@@ -233,8 +233,21 @@ static void node_free(apr_memnode_t *node)
     reap_base_free(node, (apr_size_t)(node->endp - (char *)node));
 }
 
-static void *allocator_chunk_alloc(void *ctx, apr_size_t size,
-                                   apr_size_t most, apr_size_t *got);
+/* node_free() every node of a list linked through next. */
+static void nodes_free(apr_memnode_t *list)
+{
+    apr_memnode_t *node;
+
+    while ((node = list) != NULL) {
+        list = node->next;
+        node_free(node);
+    }
+}
+
+static void allocator_take_all(apr_allocator_t *allocator,
+                               apr_memnode_t **freelist);
+
+static void *allocator_chunk_alloc(void *ctx, apr_size_t size);
 static void allocator_chunk_free(void *ctx, void *chunk, apr_size_t size);
 
 APR_DECLARE(apr_status_t) apr_allocator_create(apr_allocator_t **allocator)
@@ -259,21 +272,15 @@ APR_DECLARE(apr_status_t) apr_allocator_create(apr_allocator_t **allocator)
 
 APR_DECLARE(void) apr_allocator_destroy(apr_allocator_t *allocator)
 {
-    apr_size_t index;
-    apr_memnode_t *node, **ref;
+    apr_memnode_t *freelist = NULL;
 
     if (__atomic_load_n(&allocator->parked, __ATOMIC_ACQUIRE))
         allocator_unpark(allocator);
 
     /* As in stock APR: the nodes on the free lists go back; a node its
      * user still holds is the user's to give back first. */
-    for (index = 0; index < MAX_INDEX; index++) {
-        ref = &allocator->free[index];
-        while ((node = *ref) != NULL) {
-            *ref = node->next;
-            node_free(node);
-        }
-    }
+    allocator_take_all(allocator, &freelist);
+    nodes_free(freelist);
 
     free(allocator);
 }
@@ -358,11 +365,11 @@ void allocator_count_out(apr_allocator_t *allocator, apr_memnode_t *node)
         allocator->current_free_index = allocator->max_free_index;
 }
 
-/* Take a node of at least index from the free lists, or NULL.
- * Called with the allocator locked.
+/* Take a node of at least index (of exactly index, when exact) from the
+ * free lists, or NULL.  Called with the allocator locked.
  */
 static apr_memnode_t *allocator_take_free(apr_allocator_t *allocator,
-                                          apr_size_t index)
+                                          apr_size_t index, int exact)
 {
     apr_memnode_t *node, **ref;
     apr_size_t max_index, i;
@@ -372,7 +379,7 @@ static apr_memnode_t *allocator_take_free(apr_allocator_t *allocator,
         max_index = allocator->max_index;
         ref = &allocator->free[index];
         i = index;
-        while (*ref == NULL && i < max_index) {
+        while (!exact && *ref == NULL && i < max_index) {
            ref++;
            i++;
         }
@@ -392,6 +399,9 @@ static apr_memnode_t *allocator_take_free(apr_allocator_t *allocator,
 
             allocator->max_index = max_index;
         }
+    }
+    else if (exact) {
+        return NULL;
     }
     else {
         /* Seek the sink (at index 0) for an oversized node. */
@@ -447,7 +457,7 @@ apr_memnode_t *allocator_alloc(apr_allocator_t *allocator, apr_size_t in_size)
     }
 
     allocator_lock(allocator);
-    node = allocator_take_free(allocator, index);
+    node = allocator_take_free(allocator, index, 0);
     allocator_unlock(allocator);
     if (node == NULL)
         node = allocator_new_node(size, index);
@@ -517,11 +527,7 @@ void allocator_free(apr_allocator_t *allocator, apr_memnode_t *node)
 
     allocator_unlock(allocator);
 
-    while (freelist != NULL) {
-        node = freelist;
-        freelist = node->next;
-        node_free(node);
-    }
+    nodes_free(freelist);
 }
 
 APR_DECLARE(apr_memnode_t *) apr_allocator_alloc(apr_allocator_t *allocator,
@@ -626,7 +632,7 @@ static void allocator_take_all(apr_allocator_t *allocator,
 static void allocator_trim_parked(void *arg)
 {
     apr_allocator_t *allocator;
-    apr_memnode_t *node, *freelist = NULL;
+    apr_memnode_t *freelist = NULL;
 
     (void)arg;
     PARKED_LOCK();
@@ -636,44 +642,28 @@ static void allocator_trim_parked(void *arg)
     }
     PARKED_UNLOCK();
 
-    while (freelist != NULL) {
-        node = freelist;
-        freelist = node->next;
-        node_free(node);
-    }
+    nodes_free(freelist);
 }
 
 /* A reap's chunk of size bytes: a free node of exactly that size, else a
- * new block from the base allocator.  A larger node would do (the reap
- * would use all of it), but a pool's chunks double from the size of its
- * first, so a request pool that started in a 16 KiB node would ask for 32
- * KiB next, and the chunks of an HTTP/1.1 connection's requests crept up
- * to the largest (the event MPM's peak RSS rose by a third).  The node
- * header is not kept: the reap owns every byte of the chunk until it
- * gives it back.
+ * new block from the base allocator.  A larger node would serve too, but
+ * a pool's chunks double from the size of its first, so a request pool
+ * that started in a 16 KiB node would ask for 32 KiB next, and the chunks
+ * of an HTTP/1.1 connection's requests crept up to the largest (the event
+ * MPM's peak RSS rose by a third).  The node header is not kept: the reap
+ * owns every byte of the chunk until it gives it back.
  */
-static void *allocator_chunk_alloc(void *ctx, apr_size_t size,
-                                   apr_size_t most, apr_size_t *got)
+static void *allocator_chunk_alloc(void *ctx, apr_size_t size)
 {
     apr_allocator_t *allocator = ctx;
-    apr_memnode_t *node = NULL, **ref;
+    apr_memnode_t *node = NULL;
     apr_size_t index = (size >> BOUNDARY_INDEX) - 1;
 
-    (void)most;
     if (index > 0 && index < MAX_INDEX && (size & (BOUNDARY_SIZE - 1)) == 0) {
         allocator_lock(allocator);
-        ref = &allocator->free[index];
-        if ((node = *ref) != NULL) {
-            if ((*ref = node->next) == NULL && index == allocator->max_index) {
-                while (index > 0 && allocator->free[index] == NULL)
-                    index--;
-                allocator->max_index = index;
-            }
-            allocator_count_out(allocator, node);
-        }
+        node = allocator_take_free(allocator, index, 1);
         allocator_unlock(allocator);
     }
-    *got = size;
     return node ? (void *)node : reap_base_alloc(size);
 }
 
