@@ -13,8 +13,10 @@
  * allocation); a request-like pool cycle (create a subpool, 100 small
  * apr_palloc, 10 apr_psprintf, 20 apr_pstrdup, destroy); the memory one
  * such pool holds while alive (RSS growth over 20,000 live pools) and
- * the cost of destroying them one by one; and,
- * on the reap-backed APR only, an allocate/apr_pfree loop.
+ * the cost of destroying them one by one; a connection-like cycle (a
+ * request pool made and destroyed in a pool that owns its allocator, then
+ * that pool cleared, as an MPM clears a connection's pool); and, on the
+ * reap-backed APR only, an allocate/apr_pfree loop.
  */
 #define _GNU_SOURCE 1   /* dladdr, RTLD_DEFAULT */
 #include <dlfcn.h>
@@ -103,6 +105,38 @@ static void bench_request_cycle(apr_pool_t *parent)
     printf("request_pool_cycle_ns: %.0f\n", (now() - t) * 1e9 / N);
 }
 
+/* What an MPM does per connection: the connection's pool owns an
+ * allocator, a request pool comes and goes in it, and the connection
+ * pool is cleared for the next one. */
+static void bench_connection_cycle(void)
+{
+    enum { N = 200000 };
+    apr_allocator_t *allocator;
+    apr_pool_t *conn;
+    unsigned x = 1;
+    double t;
+
+    if (apr_allocator_create(&allocator) != APR_SUCCESS)
+        return;
+    if (apr_pool_create_ex(&conn, NULL, NULL, allocator) != APR_SUCCESS) {
+        apr_allocator_destroy(allocator);
+        return;
+    }
+    apr_allocator_owner_set(allocator, conn);
+    t = now();
+    for (int i = 0; i < N; i++) {
+        apr_pool_t *r;
+
+        (void)apr_palloc(conn, 600); /* the connection's own structures */
+        apr_pool_create(&r, conn);
+        request(r, &x);
+        apr_pool_destroy(r);
+        apr_pool_clear(conn);
+    }
+    printf("connection_cycle_ns: %.0f\n", (now() - t) * 1e9 / N);
+    apr_pool_destroy(conn);
+}
+
 static void bench_live_footprint(apr_pool_t *parent)
 {
     enum { N = 20000 };
@@ -164,6 +198,7 @@ int main(void)
 
     bench_palloc(pool);
     bench_request_cycle(parent);
+    bench_connection_cycle();
     bench_live_footprint(parent);
     if (pfree)
         bench_pfree_loop(pool, pfree);
