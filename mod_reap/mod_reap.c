@@ -5,8 +5,10 @@
  * limit per request, and the request pool's peak footprint in a note.
  *
  * On the reap-backed APR (apr-patch/) every pool is a reap, and the APR
- * exports apr_pfree() and apr_pool_reap_get(), and (since APR_POOL_HAS_WALK)
- * apr_pool_walk() and apr_pool_tag_get().  This module is built against
+ * exports apr_pfree() and apr_pool_reap_get(), (since APR_POOL_HAS_WALK)
+ * apr_pool_walk() and apr_pool_tag_get(), and (since
+ * APR_ALLOCATOR_HAS_LISTS_GET) apr_allocator_lists_get().  This module is
+ * built against
  * Debian's stock APR headers and finds those functions at run time
  * (dlsym at post_config), so the same mod_reap.so runs on both APRs: on the
  * stock one ap_pfree() does nothing, ReapRequestLimit cannot bite and the
@@ -567,6 +569,8 @@ static void find_apr_entry_points(void)
         dlsym(RTLD_DEFAULT, "apr_pool_walk");
     mr_apr.tag_get = (const char *(*)(apr_pool_t *))
         dlsym(RTLD_DEFAULT, "apr_pool_tag_get");
+    mr_apr.lists_get = (void (*)(apr_size_t *, apr_size_t *))
+        dlsym(RTLD_DEFAULT, "apr_allocator_lists_get");
 }
 
 /* Once per httpd process (not per restart): what we run on. */

@@ -56,7 +56,8 @@
 
 /** Entry points of the reap-backed APR, looked up with dlsym at post_config;
  *  all NULL on a stock APR (pool_walk and tag_get also on a reap-backed APR
- *  older than APR_POOL_HAS_WALK).  Written once before any child starts. */
+ *  older than APR_POOL_HAS_WALK, lists_get older than
+ *  APR_ALLOCATOR_HAS_LISTS_GET).  Written once before any child starts. */
 typedef struct mr_apr {
     void (*pfree)(apr_pool_t *pool, void *mem);
     struct reap *(*reap_get)(apr_pool_t *pool);
@@ -65,6 +66,7 @@ typedef struct mr_apr {
                                void *data),
                      void *data);
     const char *(*tag_get)(apr_pool_t *pool);
+    void (*lists_get)(apr_size_t *bytes, apr_size_t *parked);
 } mr_apr_t;
 
 extern mr_apr_t mr_apr MR_HIDDEN;

@@ -35,6 +35,9 @@
  *    pool), tracked until their pre-cleanups run, named with the tags httpd
  *    gives them.
  * On a stock APR there are no reaps, so no figures and no pools ("none").
+ * The snapshot also reads what the APR allocators keep on their free lists
+ * (apr_allocator_lists_get(), "allocator_lists"): that memory is in the
+ * base allocator's in_use but in no pool.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -83,6 +86,9 @@ typedef struct mr_snapshot {
     uint32_t untracked;         /* pools the tracker had no room for */
     mr_pool_fig pools[MR_TOP_POOLS];
     reap_base_stats_t base;     /* the base allocator of this process */
+    uint32_t has_lists;         /* 1: lists and parked were read */
+    uint64_t lists;             /* bytes on the APR allocators' free lists */
+    uint64_t parked;            /* of which on parked allocators' lists */
 } mr_snapshot;
 
 typedef struct mr_slot {
@@ -399,6 +405,14 @@ static void take_snapshot(void)
         collect_top_pools(&s);
         reap_get_base_stats(&s.base);
     }
+    if (mr_apr.lists_get) {
+        apr_size_t lists, parked;
+
+        mr_apr.lists_get(&lists, &parked);
+        s.has_lists = 1;
+        s.lists = lists;
+        s.parked = parked;
+    }
     __atomic_add_fetch(&sl->seq, 1, __ATOMIC_ACQ_REL);
     memcpy(&sl->snap, &s, sizeof s);
     __atomic_add_fetch(&sl->seq, 1, __ATOMIC_RELEASE);
@@ -516,6 +530,9 @@ static mr_view *read_all(apr_pool_t *p, int *n, mr_view *total)
 #define MR_SUM_(name, doc) total->snap.base.name += v[*n].snap.base.name;
         REAP_BASE_STATS_FIELDS(MR_SUM_)
 #undef MR_SUM_
+        total->snap.has_lists |= v[*n].snap.has_lists;
+        total->snap.lists += v[*n].snap.lists;
+        total->snap.parked += v[*n].snap.parked;
         (*n)++;
     }
     total->req.peak_max = 0;    /* a maximum, not a sum */
@@ -565,6 +582,16 @@ static void json_base(request_rec *r, const mr_snapshot *s)
     reap_base_stats_print(&s->base, 1, rputs_line, r);
 }
 
+/* null on an APR without apr_allocator_lists_get(). */
+static void json_lists(request_rec *r, const mr_snapshot *s)
+{
+    if (!s->has_lists)
+        ap_rputs("null", r);
+    else
+        ap_rprintf(r, "{\"bytes\": %" PRIu64 ", \"parked\": %" PRIu64 "}",
+                   s->lists, s->parked);
+}
+
 /* Tags were made safe for JSON and HTML when copied (copy_tag), so they
  * need no escaping; writing without allocating keeps a status request's own
  * pool figures the same from one request to the next. */
@@ -578,6 +605,8 @@ static void json_child(request_rec *r, const mr_view *v, apr_time_t now)
     json_requests(r, &v->req);
     ap_rputs(",\n     \"base\": ", r);
     json_base(r, &v->snap);
+    ap_rputs(", \"allocator_lists\": ", r);
+    json_lists(r, &v->snap);
     ap_rprintf(r, ",\n     \"pools_source\": \"%s\", \"pools_seen\": %u, "
                "\"pools_capped\": %s, \"untracked_pools\": %u,"
                "\n     \"top_pools\": [",
@@ -609,6 +638,8 @@ static void send_json(request_rec *r, const mr_view *v, int n,
     json_requests(r, &total->req);
     ap_rputs(", \"base\": ", r);
     json_base(r, &total->snap);
+    ap_rputs(", \"allocator_lists\": ", r);
+    json_lists(r, &total->snap);
     ap_rputs("},\n \"children\": [\n", r);
     for (int i = 0; i < n; i++) {
         json_child(r, &v[i], now);
@@ -656,6 +687,10 @@ static void auto_lines(request_rec *r, int n, const mr_view *t)
                (uint64_t)t->snap.base.name);
     REAP_BASE_STATS_FIELDS(MR_AUTO_)
 #undef MR_AUTO_
+    if (t->snap.has_lists)
+        ap_rprintf(r, "ReapAllocatorListBytes: %" PRIu64 "\n"
+                   "ReapAllocatorListParkedBytes: %" PRIu64 "\n",
+                   t->snap.lists, t->snap.parked);
 }
 
 static void html_row(request_rec *r, const char *who, const mr_view *v)
@@ -689,6 +724,9 @@ static void html_pools(request_rec *r, const mr_view *v)
     ap_rprintf(r, " %s %" PRIu64, #name, (uint64_t)v->snap.base.name);
     REAP_BASE_STATS_FIELDS(MR_BASE_)
 #undef MR_BASE_
+    if (v->snap.has_lists)
+        ap_rprintf(r, "; APR allocators' free lists %" PRIu64 " (parked %"
+                   PRIu64 ")", v->snap.lists, v->snap.parked);
     ap_rputs("</p>\n", r);
 }
 

@@ -679,6 +679,56 @@ static void test_owner_clear_parks_the_lists(void **state)
     apr_pool_destroy(owner);
 }
 
+/* apr_allocator_lists_get() follows the lists: a freed node is on them, a
+ * destroyed subpool's chunks too, all of them count as parked once the
+ * owner is cleared, and the trim and the allocator's destroy take them
+ * off.  The figures are process-wide; nothing else here touches them. */
+static void test_lists_get_counts_the_lists(void **state)
+{
+    apr_allocator_t *allocator;
+    apr_pool_t *owner;
+    apr_memnode_t *node;
+    apr_size_t b0, p0, bytes, parked, node_bytes, pool_bytes;
+    void *first;
+
+    (void)state;
+    reap_base_trim();
+    apr_allocator_lists_get(&b0, &p0);
+    assert_int_equal(p0, 0);
+    assert_int_equal(apr_allocator_create(&allocator), APR_SUCCESS);
+    node = apr_allocator_alloc(allocator, 20000);
+    assert_non_null(node);
+    node_bytes = (apr_size_t)(node->endp - (char *)node);
+    apr_allocator_free(allocator, node);
+    apr_allocator_lists_get(&bytes, &parked);
+    assert_int_equal(bytes, b0 + node_bytes);
+    assert_int_equal(parked, 0);
+
+    assert_int_equal(apr_pool_create_ex(&owner, NULL, NULL, allocator),
+                     APR_SUCCESS);
+    apr_allocator_owner_set(allocator, owner);
+    apr_pool_destroy(filled_subpool(owner, &first));
+    apr_allocator_lists_get(&bytes, &parked);
+    pool_bytes = bytes - b0 - node_bytes;
+    assert_true(pool_bytes >= 200 * 1000); /* less what reused the node */
+    assert_int_equal(parked, 0);
+    apr_pool_clear(owner);
+    apr_allocator_lists_get(&bytes, &parked);
+    assert_int_equal(parked, bytes - b0);
+    reap_base_trim();
+    apr_allocator_lists_get(&bytes, &parked);
+    assert_int_equal(bytes, b0);
+    assert_int_equal(parked, 0);
+
+    apr_pool_destroy(filled_subpool(owner, &first)); /* unparks */
+    apr_allocator_lists_get(&bytes, &parked);
+    assert_true(bytes > b0);
+    assert_int_equal(parked, 0);
+    apr_pool_destroy(owner);
+    apr_allocator_lists_get(&bytes, &parked);
+    assert_int_equal(bytes, b0);
+}
+
 /* ---- subpools of a shared parent from several threads ------------------ */
 
 struct worker {
@@ -1101,6 +1151,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_walk_from_global_pool,
                                         setup_pool, teardown_pool),
         cmocka_unit_test(test_walk_while_threads_make_pools),
+        cmocka_unit_test(test_lists_get_counts_the_lists),
         cmocka_unit_test(test_misuse_double_pfree),
         cmocka_unit_test(test_misuse_foreign_pointer),
         cmocka_unit_test(test_misuse_parent_frees_child_object),

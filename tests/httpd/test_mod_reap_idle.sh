@@ -6,6 +6,9 @@
 # child has ended no request for a whole ReapIdleRelease interval, its
 # resident set falls by most of it.  With ReapIdleRelease Off the memory
 # stays, which shows the fall comes from the release and not from time.
+# The request pool's chunks went to its connection's APR allocator, whose
+# free lists keep them for the next connection: /reap-status shows them
+# there ("allocator_lists") until the release empties the lists.
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
@@ -34,7 +37,8 @@ child_rss() {
 
 # hog_then_idle <ReapIdleRelease>: start a server, have one request
 # allocate 48 MiB in 1000-byte objects, and set BUSY and IDLE to the child's
-# RSS right after it and 3 s later.
+# RSS right after it and 3 s later, and LISTS to the bytes on the APR
+# allocators' free lists then.
 hog_then_idle() {
     IDLE_RELEASE=$1
     mr_start
@@ -43,7 +47,9 @@ hog_then_idle() {
     BUSY=$(child_rss)
     sleep 3
     IDLE=$(child_rss)
-    mr_say "# ReapIdleRelease $1: child RSS $BUSY KiB after the request, $IDLE KiB 3 s later"
+    mr_get /reap-status
+    LISTS=$(mr_json_total allocator_lists bytes)
+    mr_say "# ReapIdleRelease $1: child RSS $BUSY KiB after the request, $IDLE KiB 3 s later, ${LISTS:-?} bytes on the allocators' lists"
     mr_check "ReapIdleRelease $1: the error log is clean" mr_log_clean
     mr_stop
 }
@@ -51,9 +57,13 @@ hog_then_idle() {
 hog_then_idle 500ms
 mr_check "an idle child gives back what it kept of the 48 MiB (at least 8 MiB)" \
     test $((IDLE + 8 * 1024)) -lt "$BUSY"
+mr_check "the release emptied the allocators' lists (${LISTS:-?} bytes, under 1 MiB)" \
+    test "${LISTS:-$MIB}" -lt "$MIB"
 
 hog_then_idle Off
 mr_check "with ReapIdleRelease Off the child keeps it" \
     test $((IDLE + 8 * 1024)) -ge "$BUSY"
+mr_check "with ReapIdleRelease Off the allocators' lists keep it (${LISTS:-?} bytes, 1 MiB or more)" \
+    test "${LISTS:-0}" -ge "$MIB"
 
 mr_finish

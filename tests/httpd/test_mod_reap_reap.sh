@@ -77,6 +77,10 @@ base_held=$(mr_json_total base held)
 base_in_use=$(mr_json_total base in_use)
 mr_check "JSON: the base allocator holds at least what it hands out ($base_held >= $base_in_use), and that covers the pools ($footprint)" \
     test "${base_held:-0}" -ge "${base_in_use:-0}" -a "${base_in_use:-0}" -ge "${footprint:-1}"
+lists=$(mr_json_total allocator_lists bytes)
+parked=$(mr_json_total allocator_lists parked)
+mr_check "JSON: the allocators' lists ($lists, $parked parked) are base memory ($base_in_use)" \
+    test -n "$lists" -a -n "$parked" -a "${parked:-1}" -le "${lists:-0}" -a "${lists:-1}" -le "${base_in_use:-0}"
 mr_check "JSON: top pools by tag include pconf" mr_body_has '"tag": "pconf"'
 
 # mr_top_footprints <tag>: the footprint of each top_pools entry tagged
@@ -127,6 +131,8 @@ mr_check "?auto: ReapRequestFrees grew by exactly 70 ($g0 $g1 $g2)" \
     test $(((g2 - g1) - (g1 - g0))) = 70
 mr_check "?auto: ReapBacked: 1" test "$(mr_auto ReapBacked)" = 1
 mr_check "?auto: ReapFootprint above 0" test "$(mr_auto ReapFootprint)" -gt 0
+mr_check "?auto: ReapAllocatorListBytes ($(mr_auto ReapAllocatorListBytes))" \
+    test -n "$(mr_auto ReapAllocatorListBytes)" -a -n "$(mr_auto ReapAllocatorListParkedBytes)"
 
 # Peaks: 2000 objects of 8000 bytes (16 MB in all), freed one by one or not.
 mr_get "/test?n=2000&size=8000&free=2000&mode=loop"

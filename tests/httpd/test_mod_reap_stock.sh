@@ -46,6 +46,8 @@ mr_check "reap-status JSON has no process figures without reaps" \
     mr_body_has '"process": null'
 mr_check "reap-status JSON says not reap-backed" \
     mr_body_has '"reap_backed": false'
+mr_check "reap-status JSON: no allocator lists to read on stock APR" \
+    mr_body_has '"allocator_lists": null'
 count=$(mr_json_total requests count)
 mr_check "JSON counts every finished request of all children ($count = $logged)" \
     test "$count" = "$logged"

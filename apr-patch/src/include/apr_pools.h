@@ -16,7 +16,8 @@
 
 /* Changed by the reap project (see apr-patch/README.md): every pool is a
  * reap from libreap, and pools gain apr_pfree(), apr_prealloc(),
- * apr_pool_reap_get(), apr_pool_walk() and apr_pool_tag_get().  The
+ * apr_pool_reap_get(), apr_pool_walk(), apr_pool_tag_get() and
+ * apr_allocator_lists_get().  The
  * pristine file's SHA-256 is in apr-patch/PRISTINE.sha256. */
 
 #ifndef APR_POOLS_H
@@ -592,6 +593,27 @@ APR_DECLARE(int) apr_pool_walk(apr_pool_t *root,
  */
 APR_DECLARE(const char *) apr_pool_tag_get(apr_pool_t *pool)
                           __attribute__((nonnull(1)));
+
+/**
+ * Defined to 1 when apr_allocator_lists_get() exists.
+ */
+#define APR_ALLOCATOR_HAS_LISTS_GET 1
+
+/**
+ * Get what the process's allocators keep on their free lists: memory no
+ * pool or bucket uses, kept for the next (up to each allocator's
+ * apr_allocator_max_free_set(), httpd's MaxMemFree).
+ * @param bytes Set to the bytes on the lists of every allocator (NULL:
+ *        not wanted)
+ * @param parked Set to the part of @a bytes on the lists of parked
+ *        allocators, those whose owner pool was cleared and not used
+ *        since: the next reap_base_trim() (reap.h; mod_reap's idle
+ *        release) gives it back to the operating system (NULL: not wanted)
+ * @remark Read without a lock: while other threads use allocators the
+ *         figures are a moment old.
+ */
+APR_DECLARE(void) apr_allocator_lists_get(apr_size_t *bytes,
+                                          apr_size_t *parked);
 
 
 /*

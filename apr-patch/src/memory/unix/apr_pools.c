@@ -179,8 +179,12 @@ struct apr_allocator_t {
     apr_pool_t         *owner;
     /** where the reaps of this allocator's pools take their chunks */
     reap_chunk_source_t chunks;
+    /** bytes on free[] (atomic stores; apr_allocator_lists_get()) */
+    apr_size_t          listed;
     /** on the list of parked allocators (atomic; see allocator_park()) */
     int                 parked;
+    /** its listed bytes when parked, counted in parked_bytes */
+    apr_size_t          parked_listed;
     apr_allocator_t    *park_prev, *park_next;
     /**
      * Lists of free nodes. Slot 0 is used for oversized nodes,
@@ -227,10 +231,28 @@ void allocator_unlock(apr_allocator_t *allocator)
 #endif /* APR_HAS_THREADS */
 }
 
+static APR_INLINE apr_size_t node_size(const apr_memnode_t *node)
+{
+    return (apr_size_t)(node->endp - (const char *)node);
+}
+
 /* Give a node back to the base allocator (stock APR: free()). */
 static void node_free(apr_memnode_t *node)
 {
-    reap_base_free(node, (apr_size_t)(node->endp - (char *)node));
+    reap_base_free(node, node_size(node));
+}
+
+/* Bytes on every allocator's free lists (apr_allocator_lists_get()). */
+static apr_size_t listed_bytes;
+
+/* Add delta bytes to allocator's lists (negative: taken off).  Called
+ * with the allocator locked, or parked_lock held with it parked. */
+static APR_INLINE void allocator_listed_add(apr_allocator_t *allocator,
+                                            apr_ssize_t delta)
+{
+    __atomic_store_n(&allocator->listed, allocator->listed + delta,
+                     __ATOMIC_RELAXED);
+    __atomic_fetch_add(&listed_bytes, delta, __ATOMIC_RELAXED);
 }
 
 /* node_free() every node of a list linked through next. */
@@ -354,12 +376,13 @@ APR_DECLARE(apr_size_t) apr_allocator_align(apr_allocator_t *allocator,
     return allocator_align(size);
 }
 
-/* Count a node leaving the free lists against max_free.
- * Called with the allocator locked.
+/* Count a node leaving the free lists against max_free and in the
+ * allocator's listed bytes.  Called with the allocator locked.
  */
 static APR_INLINE
 void allocator_count_out(apr_allocator_t *allocator, apr_memnode_t *node)
 {
+    allocator_listed_add(allocator, -(apr_ssize_t)node_size(node));
     allocator->current_free_index += node->index + 1;
     if (allocator->current_free_index > allocator->max_free_index)
         allocator->current_free_index = allocator->max_free_index;
@@ -475,7 +498,7 @@ static APR_INLINE
 void allocator_free(apr_allocator_t *allocator, apr_memnode_t *node)
 {
     apr_memnode_t *next, *freelist = NULL;
-    apr_size_t index, max_index;
+    apr_size_t index, max_index, listed = 0;
     apr_size_t max_free_index, current_free_index;
 
     allocator_lock(allocator);
@@ -516,6 +539,7 @@ void allocator_free(apr_allocator_t *allocator, apr_memnode_t *node)
             node->next = allocator->free[0];
             allocator->free[0] = node;
         }
+        listed += node_size(node);
         if (current_free_index >= index + 1)
             current_free_index -= index + 1;
         else
@@ -524,6 +548,7 @@ void allocator_free(apr_allocator_t *allocator, apr_memnode_t *node)
 
     allocator->max_index = max_index;
     allocator->current_free_index = current_free_index;
+    allocator_listed_add(allocator, (apr_ssize_t)listed);
 
     allocator_unlock(allocator);
 
@@ -560,6 +585,7 @@ APR_DECLARE(void) apr_allocator_free(apr_allocator_t *allocator,
  * the owner's cleanups.
  */
 static apr_allocator_t *parked_first;
+static apr_size_t parked_bytes; /* their listed bytes, when parked */
 #if APR_HAS_THREADS
 static pthread_mutex_t parked_lock = PTHREAD_MUTEX_INITIALIZER;
 #define PARKED_LOCK()   pthread_mutex_lock(&parked_lock)
@@ -579,6 +605,8 @@ static void parked_unlink(apr_allocator_t *allocator)
     if (allocator->park_next)
         allocator->park_next->park_prev = allocator->park_prev;
     allocator->park_prev = allocator->park_next = NULL;
+    __atomic_store_n(&parked_bytes, parked_bytes - allocator->parked_listed,
+                     __ATOMIC_RELAXED);
     __atomic_store_n(&allocator->parked, 0, __ATOMIC_RELEASE);
 }
 
@@ -595,6 +623,9 @@ static void allocator_park(apr_allocator_t *allocator)
         if (parked_first)
             parked_first->park_prev = allocator;
         parked_first = allocator;
+        allocator->parked_listed = allocator->listed;
+        __atomic_store_n(&parked_bytes, parked_bytes + allocator->listed,
+                         __ATOMIC_RELAXED);
         __atomic_store_n(&allocator->parked, 1, __ATOMIC_RELEASE);
     }
     PARKED_UNLOCK();
@@ -643,6 +674,15 @@ static void allocator_trim_parked(void *arg)
     PARKED_UNLOCK();
 
     nodes_free(freelist);
+}
+
+APR_DECLARE(void) apr_allocator_lists_get(apr_size_t *bytes,
+                                          apr_size_t *parked)
+{
+    if (bytes)
+        *bytes = __atomic_load_n(&listed_bytes, __ATOMIC_RELAXED);
+    if (parked)
+        *parked = __atomic_load_n(&parked_bytes, __ATOMIC_RELAXED);
 }
 
 /* A reap's chunk of size bytes: a free node of exactly that size, else a
