@@ -86,7 +86,6 @@ typedef struct mr_snapshot {
     uint32_t untracked;         /* pools the tracker had no room for */
     mr_pool_fig pools[MR_TOP_POOLS];
     reap_base_stats_t base;     /* the base allocator of this process */
-    uint32_t has_lists;         /* 1: lists and parked were read */
     uint64_t lists;             /* bytes on the APR allocators' free lists */
     uint64_t parked;            /* of which on parked allocators' lists */
 } mr_snapshot;
@@ -409,7 +408,6 @@ static void take_snapshot(void)
         apr_size_t lists, parked;
 
         mr_apr.lists_get(&lists, &parked);
-        s.has_lists = 1;
         s.lists = lists;
         s.parked = parked;
     }
@@ -530,7 +528,6 @@ static mr_view *read_all(apr_pool_t *p, int *n, mr_view *total)
 #define MR_SUM_(name, doc) total->snap.base.name += v[*n].snap.base.name;
         REAP_BASE_STATS_FIELDS(MR_SUM_)
 #undef MR_SUM_
-        total->snap.has_lists |= v[*n].snap.has_lists;
         total->snap.lists += v[*n].snap.lists;
         total->snap.parked += v[*n].snap.parked;
         (*n)++;
@@ -585,7 +582,7 @@ static void json_base(request_rec *r, const mr_snapshot *s)
 /* null on an APR without apr_allocator_lists_get(). */
 static void json_lists(request_rec *r, const mr_snapshot *s)
 {
-    if (!s->has_lists)
+    if (!mr_apr.lists_get)
         ap_rputs("null", r);
     else
         ap_rprintf(r, "{\"bytes\": %" PRIu64 ", \"parked\": %" PRIu64 "}",
@@ -687,7 +684,7 @@ static void auto_lines(request_rec *r, int n, const mr_view *t)
                (uint64_t)t->snap.base.name);
     REAP_BASE_STATS_FIELDS(MR_AUTO_)
 #undef MR_AUTO_
-    if (t->snap.has_lists)
+    if (mr_apr.lists_get)
         ap_rprintf(r, "ReapAllocatorListBytes: %" PRIu64 "\n"
                    "ReapAllocatorListParkedBytes: %" PRIu64 "\n",
                    t->snap.lists, t->snap.parked);
@@ -724,7 +721,7 @@ static void html_pools(request_rec *r, const mr_view *v)
     ap_rprintf(r, " %s %" PRIu64, #name, (uint64_t)v->snap.base.name);
     REAP_BASE_STATS_FIELDS(MR_BASE_)
 #undef MR_BASE_
-    if (v->snap.has_lists)
+    if (mr_apr.lists_get)
         ap_rprintf(r, "; APR allocators' free lists %" PRIu64 " (parked %"
                    PRIu64 ")", v->snap.lists, v->snap.parked);
     ap_rputs("</p>\n", r);

@@ -179,7 +179,7 @@ struct apr_allocator_t {
     apr_pool_t         *owner;
     /** where the reaps of this allocator's pools take their chunks */
     reap_chunk_source_t chunks;
-    /** bytes on free[] (atomic stores; apr_allocator_lists_get()) */
+    /** bytes on free[]; read when the allocator is parked */
     apr_size_t          listed;
     /** on the list of parked allocators (atomic; see allocator_park()) */
     int                 parked;
@@ -250,8 +250,7 @@ static apr_size_t listed_bytes;
 static APR_INLINE void allocator_listed_add(apr_allocator_t *allocator,
                                             apr_ssize_t delta)
 {
-    __atomic_store_n(&allocator->listed, allocator->listed + delta,
-                     __ATOMIC_RELAXED);
+    allocator->listed += delta;
     __atomic_fetch_add(&listed_bytes, delta, __ATOMIC_RELAXED);
 }
 
