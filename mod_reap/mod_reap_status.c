@@ -37,12 +37,17 @@
  * On a stock APR there are no reaps, so no figures and no pools ("none").
  * The snapshot also reads what the APR allocators keep on their free lists
  * (apr_allocator_lists_get(), "allocator_lists"): that memory is in the
- * base allocator's in_use but in no pool.
+ * base allocator's in_use but in no pool; and the child's resident memory
+ * from /proc/self/status ("rss": VmRSS and RssAnon, on either APR), so that
+ * what the pools and the base allocator account for can be set against
+ * what the child costs the machine.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -88,6 +93,8 @@ typedef struct mr_snapshot {
     reap_base_stats_t base;     /* the base allocator of this process */
     uint64_t lists;             /* bytes on the APR allocators' free lists */
     uint64_t parked;            /* of which on parked allocators' lists */
+    uint64_t rss;               /* the child's VmRSS in bytes; 0: unknown */
+    uint64_t rss_anon;          /* of which anonymous (RssAnon) */
 } mr_snapshot;
 
 typedef struct mr_slot {
@@ -392,6 +399,32 @@ static void collect_top_pools(mr_snapshot *s)
     }
 }
 
+/* The figure after @p key ("VmRSS:") in /proc/self/status text @p text,
+ * in bytes (the file says kB); 0 when it is not there. */
+static uint64_t status_bytes(const char *text, const char *key)
+{
+    const char *at = strstr(text, key);
+
+    return at ? strtoull(at + strlen(key), NULL, 10) * 1024 : 0;
+}
+
+/* The child's resident and anonymous resident bytes, or zeros where
+ * /proc/self/status cannot be read (not Linux, no /proc). */
+static void read_rss(uint64_t *rss, uint64_t *anon)
+{
+    char text[4096];
+    ssize_t n = -1;
+    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        n = read(fd, text, sizeof text - 1);
+        close(fd);
+    }
+    text[n > 0 ? n : 0] = '\0';
+    *rss = status_bytes(text, "\nVmRSS:");
+    *anon = status_bytes(text, "\nRssAnon:");
+}
+
 static void take_snapshot(void)
 {
     mr_snapshot s;
@@ -411,6 +444,7 @@ static void take_snapshot(void)
         s.lists = lists;
         s.parked = parked;
     }
+    read_rss(&s.rss, &s.rss_anon);
     __atomic_add_fetch(&sl->seq, 1, __ATOMIC_ACQ_REL);
     memcpy(&sl->snap, &s, sizeof s);
     __atomic_add_fetch(&sl->seq, 1, __ATOMIC_RELEASE);
@@ -530,6 +564,8 @@ static mr_view *read_all(apr_pool_t *p, int *n, mr_view *total)
 #undef MR_SUM_
         total->snap.lists += v[*n].snap.lists;
         total->snap.parked += v[*n].snap.parked;
+        total->snap.rss += v[*n].snap.rss;
+        total->snap.rss_anon += v[*n].snap.rss_anon;
         (*n)++;
     }
     total->req.peak_max = 0;    /* a maximum, not a sum */
@@ -589,6 +625,17 @@ static void json_lists(request_rec *r, const mr_snapshot *s)
                    s->lists, s->parked);
 }
 
+/* null when /proc/self/status could not be read (no /proc); the totals
+ * sum the children's snapshots, as for the other figures. */
+static void json_rss(request_rec *r, const mr_snapshot *s)
+{
+    if (s->rss == 0)
+        ap_rputs("null", r);
+    else
+        ap_rprintf(r, "{\"bytes\": %" PRIu64 ", \"anon\": %" PRIu64 "}",
+                   s->rss, s->rss_anon);
+}
+
 /* Tags were made safe for JSON and HTML when copied (copy_tag), so they
  * need no escaping; writing without allocating keeps a status request's own
  * pool figures the same from one request to the next. */
@@ -604,6 +651,8 @@ static void json_child(request_rec *r, const mr_view *v, apr_time_t now)
     json_base(r, &v->snap);
     ap_rputs(", \"allocator_lists\": ", r);
     json_lists(r, &v->snap);
+    ap_rputs(", \"rss\": ", r);
+    json_rss(r, &v->snap);
     ap_rprintf(r, ",\n     \"pools_source\": \"%s\", \"pools_seen\": %u, "
                "\"pools_capped\": %s, \"untracked_pools\": %u,"
                "\n     \"top_pools\": [",
@@ -637,6 +686,8 @@ static void send_json(request_rec *r, const mr_view *v, int n,
     json_base(r, &total->snap);
     ap_rputs(", \"allocator_lists\": ", r);
     json_lists(r, &total->snap);
+    ap_rputs(", \"rss\": ", r);
+    json_rss(r, &total->snap);
     ap_rputs("},\n \"children\": [\n", r);
     for (int i = 0; i < n; i++) {
         json_child(r, &v[i], now);
@@ -688,6 +739,9 @@ static void auto_lines(request_rec *r, int n, const mr_view *t)
         ap_rprintf(r, "ReapAllocatorListBytes: %" PRIu64 "\n"
                    "ReapAllocatorListParkedBytes: %" PRIu64 "\n",
                    t->snap.lists, t->snap.parked);
+    if (t->snap.rss)
+        ap_rprintf(r, "ReapRssBytes: %" PRIu64 "\nReapRssAnonBytes: %" PRIu64
+                   "\n", t->snap.rss, t->snap.rss_anon);
 }
 
 static void html_row(request_rec *r, const char *who, const mr_view *v)
@@ -724,6 +778,9 @@ static void html_pools(request_rec *r, const mr_view *v)
     if (mr_apr.lists_get)
         ap_rprintf(r, "; APR allocators' free lists %" PRIu64 " (parked %"
                    PRIu64 ")", v->snap.lists, v->snap.parked);
+    if (v->snap.rss)
+        ap_rprintf(r, "; the child's RSS %" PRIu64 " (anonymous %" PRIu64 ")",
+                   v->snap.rss, v->snap.rss_anon);
     ap_rputs("</p>\n", r);
 }
 

@@ -326,6 +326,34 @@ mr_json_total() {
         sed -n "s/.*\"$1\": {[^}]*\"$2\": \([0-9][0-9]*\).*/\1/p"
 }
 
+# mr_rss_report <min-anon>: true when every child in $MR_BODY (the
+# reap-status JSON) has an "rss" with anon <= bytes and anon >= <min-anon>,
+# its bytes within a factor of two of the VmRSS the test reads from
+# /proc/<pid>/status now (the snapshot is up to a moment old, and a quiet
+# child moves little), and the totals' bytes are the children's sum.  Says
+# what it found; mr_rss_ok is the same, silent.
+mr_rss_ok() {
+    mr_rss_report "$@" >/dev/null
+}
+mr_rss_report() {
+    printf '%s\n' "$MR_BODY" | awk -v min="$1" '
+        /"totals"/ { if (match($0, /"rss": {"bytes": [0-9]+/)) total = substr($0, RSTART + 17, RLENGTH - 17); next }
+        /^    {"pid": / { split($0, f, /[ ,]+/); pid = f[3] }
+        /"rss": / && pid != "" {
+            if (!match($0, /"rss": {"bytes": [0-9]+, "anon": [0-9]+}/)) { print "no rss for " pid; bad = 1; next }
+            split(substr($0, RSTART, RLENGTH), g, /[^0-9]+/)
+            bytes = g[2]; anon = g[3]; sum += bytes; n++
+            vm = 0
+            while ((getline line < ("/proc/" pid "/status")) > 0)
+                if (line ~ /^VmRSS:/) { split(line, h, /[ \t]+/); vm = h[2] * 1024 }
+            close("/proc/" pid "/status")
+            printf "child %s: rss %s anon %s, VmRSS %s; ", pid, bytes, anon, vm
+            if (vm == 0 || bytes < vm / 2 || bytes > vm * 2 || anon > bytes || anon < min) bad = 1
+            pid = ""
+        }
+        END { printf "totals %s", total; if (n < 1 || total != sum) bad = 1; exit bad }'
+}
+
 # mr_auto <key>: the value of "<key>: value" in $MR_BODY (?auto output).
 mr_auto() {
     printf '%s\n' "$MR_BODY" | sed -n "s/^$1: //p"

@@ -82,6 +82,9 @@ parked=$(mr_json_total allocator_lists parked)
 mr_check "JSON: the allocators' lists ($lists, $parked parked) are base memory ($base_in_use)" \
     test -n "$lists" -a -n "$parked" -a "${parked:-1}" -le "${lists:-0}" -a "${lists:-1}" -le "${base_in_use:-0}"
 mr_check "JSON: top pools by tag include pconf" mr_body_has '"tag": "pconf"'
+# Each child keeps 5 MiB the test module wrote (reap-test-keep, below).
+mr_check "JSON: each child's RSS matches /proc, and holds the 5 MiB it wrote ($(mr_rss_report 5242880))" \
+    mr_rss_ok 5242880
 
 # mr_top_footprints <tag>: the footprint of each top_pools entry tagged
 # <tag> in $MR_BODY, one per child that lists it, on one line.
@@ -133,6 +136,8 @@ mr_check "?auto: ReapBacked: 1" test "$(mr_auto ReapBacked)" = 1
 mr_check "?auto: ReapFootprint above 0" test "$(mr_auto ReapFootprint)" -gt 0
 mr_check "?auto: ReapAllocatorListBytes ($(mr_auto ReapAllocatorListBytes))" \
     test -n "$(mr_auto ReapAllocatorListBytes)" -a -n "$(mr_auto ReapAllocatorListParkedBytes)"
+mr_check "?auto: ReapRssBytes ($(mr_auto ReapRssBytes)) above ReapRssAnonBytes ($(mr_auto ReapRssAnonBytes)), which holds both children's 5 MiB" \
+    test "$(mr_auto ReapRssBytes)" -ge "$(mr_auto ReapRssAnonBytes)" -a "$(mr_auto ReapRssAnonBytes)" -ge 10485760
 
 # Peaks: 2000 objects of 8000 bytes (16 MB in all), freed one by one or not.
 mr_get "/test?n=2000&size=8000&free=2000&mode=loop"

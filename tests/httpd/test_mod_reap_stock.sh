@@ -55,6 +55,8 @@ mr_check "JSON: no frees without reaps" \
     test "$(mr_json_total requests frees)" = 0
 mr_check "JSON lists children" \
     mr_body_has '"pid": [0-9]'
+mr_check "JSON: each child's RSS matches /proc on stock APR too ($(mr_rss_report 5242880))" \
+    mr_rss_ok 5242880
 mr_check "JSON: no source of pools on stock APR" \
     mr_body_has '"pools_source": "none", "pools_seen": 0'
 mr_check "JSON: no pools listed on stock APR" \
