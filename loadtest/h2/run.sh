@@ -44,12 +44,16 @@
 # usage: loadtest/h2/run.sh [--quick] [--estimate] [--build DIR] [--out DIR]
 #            [--reps N] [--configs "stock reap"] [--protocols "h2c tls"]
 #            [--maxmemfree "default 128"] [--requests N] [--clients C]
-#            [--streams M] [--bursts B] [--idle S] [--threads T] [--pin]
+#            [--streams M] [--rps R] [--bursts B] [--idle S] [--threads T] [--pin]
 #            [--perf stat|record] [--keep] [--max-idle-ratio R]
 #   --quick     checks the harness in about 1.5 minutes: one repeat,
 #               -n 5000 bursts, every protocol and MaxMemFree
 #   --estimate  print the plan and its estimated duration, run nothing
 #   --requests, --clients, --streams  h2load's -n, -c and -m [20000 64 10]
+#   --rps       h2load's --rps: at most R requests a second per client, so
+#               that both APRs serve the same load and their peak RSS is
+#               compared at equal throughput (C x R should be below the
+#               slower one's req/s) [no limit]
 #   --bursts    h2load runs one after the other [3]
 #   --idle      seconds from the end of the last burst to the idle RSS [6]
 #   --threads   ThreadsPerChild of each of the 3 children [C + 32]
@@ -82,7 +86,7 @@ top=$(cd "$here/../.." && pwd)
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 QUICK=0 ESTIMATE=0 PIN=0 KEEP=0 PERF= MAX_IDLE_RATIO=
-BUILD=${MR_BUILDDIR:-} OUT='' REPS='' REQUESTS='' CLIENTS=64 STREAMS=10 BURSTS=3 IDLE=6
+BUILD=${MR_BUILDDIR:-} OUT='' REPS='' REQUESTS='' CLIENTS=64 STREAMS=10 RPS= BURSTS=3 IDLE=6
 CONFIGS="stock reap" PROTOCOLS="h2c tls" MAXMEMFREE="default 128"
 # The event MPM: 3 children (httpd's StartServers) of C + 32 threads.  When
 # every worker of a child is busy, the event MPM closes that child's idle
@@ -112,6 +116,7 @@ while [ $# -gt 0 ]; do
     --requests) REQUESTS=$2; shift ;;
     --clients) CLIENTS=$2; shift ;;
     --streams) STREAMS=$2; shift ;;
+    --rps) RPS=$2; shift ;;
     --bursts) BURSTS=$2; shift ;;
     --idle) IDLE=$2; shift ;;
     --threads) THREADS=$2; shift ;;
@@ -126,7 +131,7 @@ else
     REPS=${REPS:-3} REQUESTS=${REQUESTS:-20000}
 fi
 THREADS=${THREADS:-$((CLIENTS + 32))}
-for n in "$REPS" "$REQUESTS" "$CLIENTS" "$STREAMS" "$BURSTS" "$IDLE" "$THREADS"; do
+for n in "$REPS" "$REQUESTS" "$CLIENTS" "$STREAMS" "$BURSTS" "$IDLE" "$THREADS" ${RPS:+"$RPS"}; do
     case $n in
     '' | *[!0-9]* | 0*) echo "run.sh: counts and seconds are whole numbers above 0 ('$n')" >&2; exit 2 ;;
     esac
@@ -219,15 +224,15 @@ for p in $PROTOCOLS; do
 done
 NRUNS=${#PLAN[@]}
 # A run: ~1 s to start, the bursts at about 6,000 req/s on 2 shared cores,
-# the idle wait, ~2.5 s to check and stop.
-EST_S=$(awk -v n="$NRUNS" -v b="$BURSTS" -v q="$REQUESTS" -v i="$IDLE" \
-    'BEGIN { printf "%d", n * (3.5 + b * q / 6000 + i) + 5 }')
+# the idle wait, ~2.5 s to check and stop; with --rps, C x R req/s at most.
+EST_S=$(awk -v n="$NRUNS" -v b="$BURSTS" -v q="$REQUESTS" -v i="$IDLE" -v r="${RPS:-0}" -v c="$CLIENTS" \
+    'BEGIN { rate = (r > 0 && r * c < 6000) ? r * c : 6000; printf "%d", n * (3.5 + b * q / rate + i) + 5 }')
 say "HTTP/2 load test of httpd: $([ "$QUICK" = 1 ] && echo quick || echo full) mode"
 say "  build        $BUILD"
 say "  reap APR     $REAP_APR_LIB"
 say "  protocols    $PROTOCOLS; MaxMemFree $MAXMEMFREE; configs $CONFIGS"
 say "  server       event MPM, $SERVERS children x $THREADS threads"
-say "  per run      $BURSTS x h2load -n $REQUESTS -c $CLIENTS -m $STREAMS, idle RSS $IDLE s after; $REPS repeat(s)"
+say "  per run      $BURSTS x h2load -n $REQUESTS -c $CLIENTS -m $STREAMS${RPS:+ --rps $RPS}, idle RSS $IDLE s after; $REPS repeat(s)"
 [ "$PIN" = 1 ] && say "  pinned       apache2 on CPU 0, h2load on CPU 1"
 [ -n "$PERF" ] && say "  perf         $PERF over the bursts"
 say "  estimate     $NRUNS runs, ~$((EST_S / 60)) min $((EST_S % 60)) s"
@@ -418,7 +423,7 @@ one_run() {
     read -r u0 s0 f0 < <(mr_proc_cpu $pids)
     t0=$EPOCHREALTIME
     for ((b = 1; b <= BURSTS; b++)); do
-        "${H2LOAD[@]}" -n "$REQUESTS" -c "$CLIENTS" -m "$STREAMS" "$url" >"$RUN/h2load-$b.out" 2>&1
+        "${H2LOAD[@]}" -n "$REQUESTS" -c "$CLIENTS" -m "$STREAMS" ${RPS:+--rps "$RPS"} "$url" >"$RUN/h2load-$b.out" 2>&1
         check_burst "$RUN/h2load-$b.out"
         total=$((total + B_OK))
         allsecs=$(awk -v a="$allsecs" -v s="$B_SECS" 'BEGIN { print a + s }')
@@ -568,7 +573,7 @@ MD=$BASE.md
     echo
     echo "Mode: $([ "$QUICK" = 1 ] && echo quick || echo full); $NRUNS runs in $((ELAPSED / 60)) min $((ELAPSED % 60)) s;" \
         "event MPM, $SERVERS children x $THREADS threads, mod_http2 and mod_reap; a 4 KiB static file;" \
-        "$BURSTS bursts of \`h2load -n $REQUESTS -c $CLIENTS -m $STREAMS\` a run; $REPS repeat(s), configurations in alternation$([ "$PIN" = 1 ] && echo "; pinned: apache2 on CPU 0, h2load on CPU 1")."
+        "$BURSTS bursts of \`h2load -n $REQUESTS -c $CLIENTS -m $STREAMS${RPS:+ --rps $RPS}\` a run; $REPS repeat(s), configurations in alternation$([ "$PIN" = 1 ] && echo "; pinned: apache2 on CPU 0, h2load on CPU 1")."
     echo "Figures are medians over the repeats, with the spread (min-max) in brackets."
     echo "RSS is summed over every apache2 process (the parent and the children): peak is the sum of their VmHWM after the bursts,"
     echo "idle their VmRSS $IDLE s after the last burst. req/s is all the bursts' requests over h2load's time for them;"
@@ -615,7 +620,7 @@ plot_rss() {
         echo "set yrange [0:*]; set key bottom right"
         for p in $PROTOCOLS; do
             for m in $MAXMEMFREE; do
-                echo "set title '$p, MaxMemFree $m: $BURSTS x h2load -n $REQUESTS -c $CLIENTS -m $STREAMS'"
+                echo "set title '$p, MaxMemFree $m: $BURSTS x h2load -n $REQUESTS -c $CLIENTS -m $STREAMS${RPS:+ --rps $RPS}'"
                 printf 'plot '
                 sep='' lt=0
                 for c in $CONFIGS; do
