@@ -4,8 +4,8 @@
 #
 #   loadtest/results/regenerate.sh [--list] [BUILD_DIR] [NAME...]
 #
-# NAME is one of: reapbench mt giveback wrk-bc wrk-static profile h2 h2-profile
-# soak bc (default:
+# NAME is one of: reapbench mt giveback wrk-bc wrk-static profile h2 h2-equal
+# h2-profile soak bc (default:
 # all of them, in that order; about 3 hours on 2 cores).  BUILD_DIR is the
 # build directory of ./quickstart [<source>/build], with the reap-backed
 # APR in BUILD_DIR/install/apr.  --list prints each name, the kept files
@@ -29,7 +29,8 @@ giveback|giveback-20261125-225211.*|loadtest/mt/giveback.sh --reps 5 --out loadt
 wrk-bc|wrk-20261122-221153.*|loadtest/wrk/run.sh --build "$build" --scenarios "small medium mix"
 wrk-static|wrk-20261123-150914.*, wrk-20261123-204318.* and the CSVs pool.py reads|loadtest/wrk/run.sh --build "$build" --scenarios static --configs "stock reap" --reps 40
 profile|profile/profile-20261123-211752.md, -211825.md|loadtest/wrk/profile.sh --build "$build"
-h2|h2-20261126-060625.*|loadtest/h2/run.sh --build "$build" --out loadtest/results --reps 3
+h2|h2-20261126-225424.*|loadtest/h2/run.sh --build "$build" --out loadtest/results --reps 3
+h2-equal|h2-20261126-224215.*|loadtest/h2/run.sh --build "$build" --out loadtest/results --rps 50
 h2-profile|h2-20261125-231012.* (of 61d8858)|loadtest/h2/run.sh --build "$build" --reps 5
 soak|soak-20261122-152641.*|loadtest/soak/soak.sh "$build"
 bc|(none: docs/benchmarks.md, "bc")|loadtest/bc-bench.sh "$build/modules/mod_bc/reap-bc"
@@ -46,7 +47,7 @@ if [ $# -gt 0 ] && [ -d "$1" ]; then
     build=$(cd "$1" && pwd)
     shift
 fi
-names=${*:-"reapbench mt giveback wrk-bc wrk-static profile h2 h2-profile soak bc"}
+names=${*:-"reapbench mt giveback wrk-bc wrk-static profile h2 h2-equal h2-profile soak bc"}
 
 if [ "$list" = 1 ]; then
     runs | while IFS='|' read -r name files cmd; do
