@@ -326,7 +326,7 @@ REAP_API void reap_stats_print(const reap_stats_t *s, int json,
  */
 #define REAP_BASE_STATS_FIELDS(X)                                              \
     X(in_use, "bytes handed out: reap chunks, large objects, malloc blocks")   \
-    X(held, "bytes mapped from the operating system")                         \
+    X(held, "bytes mapped from the OS, resident or not (a trim frees pages in place)") \
     X(peak_held, "highest held")                                              \
     X(cached, "bytes held empty, ready for reuse")                            \
     X(returned, "bytes given back to the operating system, ever")             \

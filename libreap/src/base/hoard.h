@@ -184,7 +184,9 @@ void rp_hd_os_unreserve(void *p, size_t len);
 void rp_hd_os_count_carve(void *p, size_t len);
 bool rp_hd_os_purge(void *p, size_t len);
 /* The same for pages inside memory the allocator keeps (free blocks of a
- * superblock in use): what the sanitizers know of them stays. */
+ * superblock in use, retained empties): what the sanitizers know of them
+ * stays, and so does mapped (held), as the allocator still holds them;
+ * only returned counts them. */
 bool rp_hd_os_purge_in_place(void *p, size_t len);
 
 /* ---- size classes (sizeclass.c) ----------------------------------------- */
