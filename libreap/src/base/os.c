@@ -118,18 +118,23 @@ void *rp_hd_os_map(size_t len, size_t align)
 
 void rp_hd_os_unreserve(void *p, size_t len) { munmap(p, len); }
 
-/* A give-back of len bytes: counted as returned; with held, the memory
- * leaves the allocator too (mapped falls).  Pages purged in place stay in
- * superblocks the allocator keeps and hands out again without a carve, so
- * they are not subtracted: that made mapped fall below in_use after each
- * idle trim, and a superblock purged in place and later given back whole
- * was subtracted twice. */
-static void count_returned(size_t len, bool held)
+/* A give-back of len bytes to the OS. */
+static void count_returned(size_t len)
 {
-    if (held)
-        atomic_fetch_sub_explicit(&rp_hd_cnt.mapped, len, memory_order_relaxed);
     atomic_fetch_add_explicit(&rp_hd_cnt.unmaps, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&rp_hd_cnt.returned, len, memory_order_relaxed);
+}
+
+/* A give-back that also takes the memory out of the allocator: mapped falls.
+ * Pages purged in place (rp_hd_os_purge_in_place) stay in superblocks the
+ * allocator keeps and hands out again without a carve, so they are only
+ * returned, not released: subtracting them made mapped fall below in_use
+ * after each idle trim, and a superblock purged in place and later given
+ * back whole was subtracted twice. */
+static void count_released(size_t len)
+{
+    atomic_fetch_sub_explicit(&rp_hd_cnt.mapped, len, memory_order_relaxed);
+    count_returned(len);
 }
 
 bool rp_hd_os_purge(void *p, size_t len)
@@ -137,7 +142,7 @@ bool rp_hd_os_purge(void *p, size_t len)
     rp_ann_undefined(p, len);
     if (madvise(p, len, MADV_DONTNEED) != 0)
         return false;
-    count_returned(len, true);
+    count_released(len);
     return true;
 }
 
@@ -145,7 +150,7 @@ bool rp_hd_os_purge_in_place(void *p, size_t len)
 {
     if (madvise(p, len, MADV_DONTNEED) != 0)
         return false;
-    count_returned(len, false);
+    count_returned(len);
     return true;
 }
 
@@ -168,7 +173,7 @@ void rp_hd_os_unmap(void *p, size_t len)
     rp_ann_undefined(p, len);
 #endif
     munmap(p, len);
-    count_returned(len, true);
+    count_released(len);
 }
 
 void rp_hd_lock_init(pthread_mutex_t *lock)
