@@ -290,9 +290,17 @@ run_scenario() {
         "$REAP_TRACE_BIN" dump "$f" | request_sizes >"$WORK/$s.sizes"
         reg=$(grep '^region,' "$WORK/$s.replay")
         rp=$(grep '^reap,' "$WORK/$s.replay")
+        apr=$(grep '^apr-pool,' "$WORK/$s.replay")
+        if [ -z "$apr" ]; then
+            echo "# $s: no apr-pool row (Debian's libapr-1 not loaded): $(cat "$WORK/$s.replay.err")"
+            FAILED=1
+            return
+        fi
         rpeak=$(echo "$reg" | cut -d, -f2) rdrag=$(echo "$reg" | cut -d, -f5)
         ppeak=$(echo "$rp" | cut -d, -f2) live=$(echo "$reg" | cut -d, -f3)
-        row="$row,$rpeak,$ppeak,$(echo "scale=3; $rpeak / $ppeak" | bc),$live,$rdrag,$(stat -c %s "$f")"
+        apeak=$(echo "$apr" | cut -d, -f2)
+        row="$row,$rpeak,$apeak,$ppeak,$(echo "scale=3; $rpeak / $ppeak" | bc)"
+        row="$row,$(echo "scale=3; $apeak / $ppeak" | bc),$live,$rdrag,$(stat -c %s "$f")"
         mv "$f" "$WORK/$s.trace"
     fi
     echo "$row" >>"$CSV"
@@ -301,7 +309,7 @@ run_scenario() {
 
 make_docs
 if [ "$TRACE" = 1 ]; then
-    echo "scenario,requests,req_peak_median,req_peak_max,region_peak,reap_peak,region_over_reap,peak_live,drag_region,trace_bytes" >"$CSV"
+    echo "scenario,requests,req_peak_median,req_peak_max,region_peak,apr_pool_peak,reap_peak,region_over_reap,apr_pool_over_reap,peak_live,drag_region,trace_bytes" >"$CSV"
 else
     echo "scenario,requests,req_peak_median,req_peak_max${WRK:+,wrk_rps}" >"$CSV"
 fi
@@ -314,7 +322,7 @@ done
     echo "# Traces of apache2 on the reap-backed APR ($STAMP)"
     echo
     echo "APR: \`$MR_APR_LIB\`; worker MPM, 1 child of 4 threads; requests one after the other over one connection."
-    echo "req_peak: the request pool's peak footprint (mod_reap's reap-peak note), median and largest; the others are the whole child's trace replayed (\`reap-trace replay\`)."
+    echo "req_peak: the request pool's peak footprint (mod_reap's reap-peak note), median and largest; the others are the whole child's trace replayed (\`reap-trace replay\`): region is stock APR's policy on libreap's blocks, apr_pool Debian's APR pools themselves."
     echo
     head -1 "$CSV" | sed 's/^/| /; s/,/ | /g; s/$/ |/'
     head -1 "$CSV" | sed 's/[^,]*/---/g; s/^/| /; s/,/ | /g; s/$/ |/'
@@ -332,7 +340,7 @@ done
 } >"$MD"
 
 if [ "$TRACE" = 1 ]; then
-    worst=$(tail -n +2 "$CSV" | sort -t, -k9 -g | tail -1 | cut -d, -f1)
+    worst=$(tail -n +2 "$CSV" | sort -t, -k11 -g | tail -1 | cut -d, -f1)
     if [ -n "$worst" ] && [ -f "$WORK/$worst.trace" ]; then
         "$REAP_TRACE_BIN" plot "$WORK/$worst.trace" -o "$OUT/trace-$STAMP-$worst.png" >/dev/null 2>&1 &&
             rm -f "$OUT/trace-$STAMP-$worst.png.dat" "$OUT/trace-$STAMP-$worst.png.gp"

@@ -5,6 +5,9 @@
  *
  *   region          libreap reaps whose frees are ignored: memory goes back
  *                   only at clear and destroy, as stock APR pools do
+ *   apr-pool        Debian's APR pools themselves (libapr-1.so.0, stock):
+ *                   frees ignored, no per-object header, 8-byte rounding,
+ *                   8 KiB nodes
  *   reap            libreap reaps, nested as recorded, with frees
  *   glibc           malloc/free; a reap's objects are freed one by one
  *                   when it is cleared or destroyed
@@ -14,13 +17,14 @@
  *                   reap's clear resets its arena, its destroy destroys it;
  *                   child reaps free their objects one by one
  *
- * mimalloc and jemalloc are loaded with dlopen() when the tool starts, with
+ * APR, mimalloc and jemalloc are loaded with dlopen() when the tool starts, with
  * prototypes declared here, so the tool builds without their -dev packages
  * and leaves out the ones it cannot load.  docs/trace.md says what each
  * footprint counts.
  */
 #include <dlfcn.h>
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,13 +57,218 @@ static void *region_realloc(void *h, void *p, size_t old, size_t n)
 }
 
 /* region and reap differ only in what a free and a realloc do. */
-#define LIBREAP_BACKEND(name_, free_, realloc_)                                                \
-    {.name = name_, .open = yes, .reap_new = reap_new, .bulk = always, .reap_clear = lr_clear, \
+#define LIBREAP_BACKEND(name_, region_, free_, realloc_)                                       \
+    {.name = name_, .region = region_, .open = yes, .reap_new = reap_new, .bulk = always, .reap_clear = lr_clear, \
      .reap_destroy = lr_destroy, .alloc = lr_alloc, .free = free_, .realloc = realloc_,        \
      .reap_fp = lr_fp}
 
-static const rt_backend_t region = LIBREAP_BACKEND("region", region_free, region_realloc);
-static const rt_backend_t reap = LIBREAP_BACKEND("reap", lr_free, lr_realloc);
+static const rt_backend_t region = LIBREAP_BACKEND("region", true, region_free, region_realloc);
+static const rt_backend_t reap = LIBREAP_BACKEND("reap", false, lr_free, lr_realloc);
+
+/* ---- apr-pool: Debian's APR ------------------------------------------------------- */
+
+/* The region row replays stock APR's policy on libreap's blocks, which
+ * carry an 8-byte header each and round to 16 bytes; APR's own pools
+ * round to 8 and have no header.  This row is the real library: Debian's
+ * libapr-1.so.0 (not the reap-backed one, which exports apr_pfree),
+ * loaded by path so that LD_LIBRARY_PATH cannot swap it.
+ *
+ * A pool's footprint is the bytes of its nodes: the ring of
+ * apr_memnode_t (public, apr_allocator.h) from the pool's active node.
+ * apr_pool_t is opaque, so where `active' sits in it is found when the
+ * library is opened, by watching a probe pool take a second node, and
+ * checked against APR 1.7's layout (the node that holds the pool is the
+ * next field); a library whose layout does not match is left out.
+ *
+ * The pools of one replay share an allocator of their own, as httpd's
+ * pools share theirs, with APR's default of keeping every freed node for
+ * reuse: a new pool or node may get a bigger node off its free list, as in
+ * a real server.  It goes when the replay's last pool does, so every
+ * replay starts from an empty one, as a new process would. */
+
+typedef struct apr_node {
+    struct apr_node *next, **ref;
+    uint32_t index, free_index;
+    char *first_avail, *endp;
+} apr_node_t; /* apr_memnode_t */
+
+#define APR_NODE_SIZE ((sizeof(apr_node_t) + 7) & ~(size_t)7) /* APR_MEMNODE_T_SIZE */
+#define APR_PROBE_WORDS 32                                    /* apr_pool_t is smaller */
+#ifndef RT_APR_LIB
+#define RT_APR_LIB "libapr-1.so.0" /* configure found no apr-1: dlopen's search */
+#endif
+
+static struct {
+    int (*initialize)(void);
+    int (*create)(void **pool, void *parent, void *abort_fn, void *allocator);
+    void *(*palloc)(void *pool, size_t n);
+    void (*clear)(void *pool);
+    void (*destroy)(void *pool);
+    int (*allocator_create)(void **allocator);
+    void (*allocator_destroy)(void *allocator);
+    size_t active;   /* word index of apr_pool_t.active */
+    void *allocator; /* the replay's (NULL between replays) */
+    size_t pools;    /* pools alive on it */
+} apr;
+
+/* A pool's handle: the pool, and its footprint when `active' was last seen:
+ * apr_palloc() changes `active' whenever it adds a node to the ring, so a
+ * bump within the active node costs no walk.  Handles come from
+ * rt_map(), like the engine's arrays, so glibc's row does not count them. */
+typedef struct apr_reap {
+    void *pool;
+    apr_node_t *active;
+    uint64_t fp;
+    struct apr_reap *next_free;
+} apr_reap_t;
+
+static apr_reap_t *apr_spare;
+
+static apr_node_t *apr_active(void *pool) { return ((apr_node_t **)pool)[apr.active]; }
+
+static uint64_t apr_nodes_bytes(const apr_node_t *active)
+{
+    uint64_t sum = 0;
+    const apr_node_t *n = active;
+    do {
+        sum += (uint64_t)(n->endp - (const char *)n);
+        n = n->next;
+    } while (n != active);
+    return sum;
+}
+
+/* Finds apr_pool_t.active: after a request too big for the first node,
+ * it is the one word of the pool pointing at a node whose first_avail
+ * ends that request, and the word after it points at the node before the
+ * pool (`self'). */
+static bool apr_find_active(void)
+{
+    void *allocator, *pool;
+    if (apr.allocator_create(&allocator) != 0)
+        return false;
+    if (apr.create(&pool, NULL, NULL, allocator) != 0) {
+        apr.allocator_destroy(allocator);
+        return false;
+    }
+    char *big = apr.palloc(pool, 10000);
+    bool found = false;
+    for (size_t i = 0; big && i + 1 < APR_PROBE_WORDS && !found; i++) {
+        apr_node_t *n = ((apr_node_t **)pool)[i];
+        apr_node_t *self = ((apr_node_t **)pool)[i + 1];
+        /* only the word after `self' is read through */
+        found = (char *)self + APR_NODE_SIZE == (char *)pool && n != NULL && (char *)n < big &&
+                n->first_avail == big + 10000 && n->endp >= n->first_avail && n->next == self;
+        if (found)
+            apr.active = i;
+    }
+    apr.destroy(pool);
+    apr.allocator_destroy(allocator);
+    return found;
+}
+
+static bool apr_open(void)
+{
+    void *lib = dlopen(RT_APR_LIB, RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return false;
+    if (dlsym(lib, "apr_pfree")) { /* the reap-backed APR: not this row */
+        dlclose(lib);
+        return false;
+    }
+    *(void **)&apr.initialize = dlsym(lib, "apr_initialize");
+    *(void **)&apr.create = dlsym(lib, "apr_pool_create_ex");
+    *(void **)&apr.palloc = dlsym(lib, "apr_palloc");
+    *(void **)&apr.clear = dlsym(lib, "apr_pool_clear");
+    *(void **)&apr.destroy = dlsym(lib, "apr_pool_destroy");
+    *(void **)&apr.allocator_create = dlsym(lib, "apr_allocator_create");
+    *(void **)&apr.allocator_destroy = dlsym(lib, "apr_allocator_destroy");
+    if (!apr.initialize || !apr.create || !apr.palloc || !apr.clear || !apr.destroy ||
+        !apr.allocator_create || !apr.allocator_destroy ||
+        apr.initialize() != 0 || !apr_find_active()) {
+        dlclose(lib); /* apr_initialize() is not undone: the tool is exiting or moving on */
+        return false;
+    }
+    return true;
+}
+
+static void *apr_new(void *parent)
+{
+    if (!apr_spare) {
+        size_t n = 4096 / sizeof(apr_reap_t);
+        apr_reap_t *slab = rt_map(n * sizeof *slab);
+        if (!slab)
+            return NULL;
+        for (size_t i = 0; i < n; i++)
+            slab[i].next_free = i + 1 < n ? &slab[i + 1] : NULL;
+        apr_spare = slab;
+    }
+    if (!apr.allocator && apr.allocator_create(&apr.allocator) != 0) {
+        apr.allocator = NULL;
+        return NULL;
+    }
+    apr_reap_t *h = apr_spare;
+    void *up = parent ? ((apr_reap_t *)parent)->pool : NULL;
+    if (apr.create(&h->pool, up, NULL, up ? NULL : apr.allocator) != 0)
+        return NULL;
+    apr_spare = h->next_free;
+    h->active = NULL;
+    apr.pools++;
+    return h;
+}
+
+/* A clear keeps the node that holds the pool, which may have been the
+ * active one already: the ring must be walked again. */
+static void apr_clear_(void *h)
+{
+    apr_reap_t *r = h;
+    apr.clear(r->pool);
+    r->active = NULL;
+}
+static void apr_destroy_(void *h)
+{
+    apr_reap_t *r = h;
+    apr.destroy(r->pool);
+    r->next_free = apr_spare;
+    apr_spare = r;
+    if (--apr.pools == 0) { /* the engine destroys children first: none is left */
+        apr.allocator_destroy(apr.allocator);
+        apr.allocator = NULL;
+    }
+}
+static void *apr_alloc(void *h, size_t n) { return apr.palloc(((apr_reap_t *)h)->pool, n); }
+
+/* APR has no realloc: a new object, the old one left dead. */
+static void *apr_realloc(void *h, void *p, size_t old, size_t n)
+{
+    void *q = apr_alloc(h, n);
+    if (q)
+        memcpy(q, p, old < n ? old : n);
+    return q;
+}
+
+static uint64_t apr_fp(void *h)
+{
+    apr_reap_t *r = h;
+    apr_node_t *a = apr_active(r->pool);
+    if (a != r->active) {
+        r->active = a;
+        r->fp = apr_nodes_bytes(a);
+    }
+    return r->fp;
+}
+
+static const rt_backend_t apr_pool = {
+    .name = "apr-pool",
+    .region = true,
+    .open = apr_open,
+    .reap_new = apr_new,
+    .bulk = always,
+    .reap_clear = apr_clear_,
+    .reap_destroy = apr_destroy_,
+    .alloc = apr_alloc,
+    .free = region_free,
+    .realloc = apr_realloc,
+    .reap_fp = apr_fp};
 
 /* ---- glibc ------------------------------------------------------------------------ */
 
@@ -274,4 +483,4 @@ static const rt_backend_t jemalloc = {
     .realloc = je_realloc,
     .footprint = je_fp};
 
-const rt_backend_t *const rt_backends[] = {&region, &reap, &glibc, &mimalloc, &jemalloc, NULL};
+const rt_backend_t *const rt_backends[] = {&region, &apr_pool, &reap, &glibc, &mimalloc, &jemalloc, NULL};

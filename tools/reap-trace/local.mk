@@ -3,7 +3,7 @@
 # reap-trace: replays, plots and ranks the allocation traces that libreap
 # and libreap-malloc.so write under REAP_TRACE (docs/trace.md).  It reads
 # the format from libreap/src/util/trace.h and replays on the installed
-# libreap; mimalloc and jemalloc are dlopen'ed at run time.
+# libreap; Debian's APR, mimalloc and jemalloc are dlopen'ed at run time.
 bin_PROGRAMS += tools/reap-trace/reap-trace
 RT_SOURCES = \
 	tools/reap-trace/tracefile.h \
@@ -13,7 +13,10 @@ RT_SOURCES = \
 	tools/reap-trace/backends.c \
 	tools/mimalloc-dl.h
 tools_reap_trace_reap_trace_SOURCES = $(RT_SOURCES) tools/reap-trace/main.c
+# Debian's libapr-1 for the apr-pool row, by path (configure's APR_LIBDIR)
+RT_CPPFLAGS = -DRT_APR_LIB='"$(if $(APR_LIBDIR),$(APR_LIBDIR)/)libapr-1.so.0"'
 tools_reap_trace_reap_trace_CFLAGS = $(AM_CFLAGS) -I$(top_srcdir)/libreap/src
+tools_reap_trace_reap_trace_CPPFLAGS = $(AM_CPPFLAGS) $(RT_CPPFLAGS)
 tools_reap_trace_reap_trace_LDADD = libreap/libreap.la -ldl
 
 if HAVE_CMOCKA

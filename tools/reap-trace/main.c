@@ -95,7 +95,7 @@ static bool replay_one(const rt_backend_t *b, const rt_trace_t *tr, const rt_fac
     row->name = b->name;
     row->r = measured;
     row->r.time_s = timed.time_s;
-    row->drag = strcmp(b->name, "region") == 0 ? f->drag_region : f->drag_free;
+    row->drag = b->region ? f->drag_region : f->drag_free;
     return true;
 }
 

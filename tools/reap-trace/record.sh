@@ -3,7 +3,8 @@
 # tagged reaps that free half their objects) writes prefix.<pid>;
 # reap-trace replay --csv reads it back.  Checks: one file, the CSV
 # header, a region holding at least what a reap holds on a program that
-# frees, an unwritable path reported in one line while the program still
+# frees, Debian's APR pools holding what APR's node rules say, an
+# unwritable path reported in one line while the program still
 # exits 0, and a truncated or foreign file refused with a message naming
 # the offset.  record-malloc.sh does the same for libreap-malloc.so.  Run
 # by `make check' from the build directory.
@@ -37,7 +38,24 @@ fi
 # The probe frees a quarter of its pools' objects long before the pools go.
 awk -v d="$drag" 'BEGIN { exit !(d > 1.0) }' || bad "region drag $drag, want > 1"
 grep -q '^glibc,' "$work/out.csv" || bad "no glibc row"
-echo "ok   probe: region $region >= reap $reap >= live $live bytes, region drag $drag"
+apr=$(awk -F, '$1 == "apr-pool" {print $2}' "$work/out.csv")
+aprdrag=$(awk -F, '$1 == "apr-pool" {print $5}' "$work/out.csv")
+[ -n "$apr" ] && [ "$apr" -ge "$live" ] && [ "$aprdrag" = "$drag" ] ||
+    bad "want an apr-pool row holding the live peak with the region's drag: apr-pool=$apr drag=$aprdrag live=$live region drag=$drag"
+echo "ok   probe: region $region >= reap $reap >= live $live bytes, region drag $drag; apr-pool $apr"
+
+# Debian's APR pools, from APR 1.7's node rules (memory/unix/apr_pools.c):
+# a node is its size in 4 KiB steps, at least 8 KiB, with a 40-byte header
+# in it; the pool's own struct (120 bytes) sits in its first node, and
+# apr_palloc rounds to 8.  So 77 objects of 100 bytes (8,008) fill the
+# first node, the 78th takes a second 8 KiB node, 10,000 bytes a node of
+# 12 KiB (10,040 rounded up), and the subpool its own first node.  Every
+# replay also has the malloc pseudo-reap, here an empty pool: one node more.
+REAP_TRACE=$work/nodes "$probe" nodes || bad "trace_probe nodes exited $?"
+want=$((8192 + 8192 + 12288 + 8192 + 8192))
+got=$("$tool" replay --csv "$work"/nodes.* | awk -F, '$1 == "apr-pool" {print $2}')
+[ "$got" = "$want" ] || bad "apr-pool footprint of the nodes probe: $got, want $want"
+echo "ok   apr-pool: the nodes probe holds $got bytes in APR's pools, as APR's node rules say"
 "$tool" top "$trace" | grep -q '^worker-a' || bad "top does not list the tagged pool worker-a"
 
 # 2. an unwritable path: one line naming it, the program goes on

@@ -17,6 +17,9 @@
 
 typedef struct rt_backend {
     const char *name;
+    /* Frees are ignored (memory goes back at clear and destroy): its drag
+     * is the trace's drag under region semantics. */
+    bool region;
     /* Load the allocator; false when it is not there (it is then left out). */
     bool (*open)(void);
     /* A heap for a new reap; parent is the parent's heap or NULL. */

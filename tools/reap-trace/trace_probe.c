@@ -5,6 +5,9 @@
  * each with a tagged pool and short-lived subpools, allocating, freeing
  * half of what it allocates, reallocating, clearing and destroying.  Its
  * frees make a region hold more than a reap, which record.sh checks.
+ * `trace_probe nodes' instead makes one pool and one subpool with
+ * allocations whose footprint in APR's pools record.sh works out from
+ * APR's node rules, to check reap-trace's apr-pool row.
  * Exits 0 unless an allocation fails.
  */
 #include <pthread.h>
@@ -42,8 +45,24 @@ static void *worker(void *arg)
     return (void *)failed;
 }
 
-int main(void)
+/* record.sh's figure: 78 objects of 100 bytes, 10,000 bytes, and a
+ * subpool with 100 bytes. */
+static int nodes(void)
 {
+    reap_t *pool = reap_create(NULL), *sub = pool ? reap_create(pool) : NULL;
+    int failed = sub == NULL;
+    for (int i = 0; i < 78 && !failed; i++)
+        failed |= reap_malloc(pool, 100) == NULL;
+    failed |= failed || reap_malloc(pool, 10000) == NULL || reap_malloc(sub, 100) == NULL;
+    if (pool)
+        reap_destroy(pool);
+    return failed;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "nodes") == 0)
+        return nodes();
     pthread_t t[2];
     void *failed[2] = {(void *)1, (void *)1};
     for (uintptr_t i = 0; i < 2; i++)
