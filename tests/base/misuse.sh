@@ -1,7 +1,8 @@
 #!/bin/sh
 # misuse.sh - libreap-malloc.so (LD_PRELOAD) reports a double free, a free
-# of an interior or foreign pointer, a realloc of a freed pointer and a
-# large object freed twice in exactly one line on stderr and aborts
+# of an interior or foreign pointer, a realloc of a freed pointer, a
+# block freed again after a trim gave its pages back (parked) and a large
+# object freed twice in exactly one line on stderr and aborts
 # (SIGABRT, exit status 134); with REAP_MISUSE=report it writes the same
 # line, goes on, and later blocks are still distinct.  REAP_STATS_FILE
 # gets the statistics of a program that closes stderr (misuse_probe
@@ -53,6 +54,7 @@ for mode in abort report; do
     check foreign $mode $st "libreap-malloc: free of a pointer it did not hand out: @P"
     check realloc-freed $mode $st "libreap-malloc: realloc of a freed pointer @P"
     check large-double-free $mode $st "libreap-malloc: double free of @P"
+    check parked-double-free $mode $st "libreap-malloc: double free of @P"
 done
 
 # REAP_STATS_FILE with %p: the probe closes stderr before it exits.

@@ -12,6 +12,7 @@
  * exits, as sort does, for REAP_STATS_FILE.  Built without libreap: the
  * allocator comes from LD_PRELOAD only.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,12 @@ static int still_sound(size_t size)
     return 1;
 }
 
+static int by_address(const void *x, const void *y)
+{
+    const char *a = *(char *const *)x, *b = *(char *const *)y;
+    return (a > b) - (a < b);
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -81,6 +88,28 @@ int main(int argc, char **argv)
         announce(p);
         if (realloc(sink, 100) != NULL) {
             printf("realloc of a freed pointer returned a block\n");
+            return 1;
+        }
+    } else if (strcmp(c, "parked-double-free") == 0) {
+        /* A block a trim parked: off the free list, its pages (and key)
+         * given back whole.  Of four blocks the highest stays out; the
+         * next one down, whose first page it shares with a free block
+         * below, is freed again. */
+        size = 8000;
+        char *q[4], *keep, *b;
+        for (int i = 0; i < 4; i++)
+            memset(q[i] = malloc(size), i + 1, size);
+        qsort(q, 4, sizeof q[0], by_address);
+        keep = q[3], b = q[2];
+        for (int i = 0; i < 3; i++)
+            free(q[i]);
+        malloc_trim(0);
+        announce(b);
+        sink = b;
+        free(sink);
+        char *x = malloc(size), *y = malloc(size), *z = malloc(size);
+        if (x == y || y == z || x == z || x == keep || y == keep || z == keep) {
+            printf("a parked block was handed out twice\n");
             return 1;
         }
     } else if (strcmp(c, "large-double-free") == 0) {

@@ -213,6 +213,76 @@ static void test_trim_purges_free_blocks(void **state)
     free(a);
 }
 
+/* Every heap, the global one included, passes the invariant walker. */
+static void assert_heaps_consistent(void)
+{
+    for (uint32_t i = 0; i <= rp_hd_nheaps; i++)
+        assert_true(rp_hd_heap_check(&rp_hd_heaps[i]));
+}
+
+static bool page_resident(const void *p)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char v = 0;
+    assert_int_equal(mincore((void *)((uintptr_t)p & ~(uintptr_t)(page - 1)), page, &v), 0);
+    return v & 1;
+}
+
+/* A trim gives back free blocks of a page and more whole (hoard.h,
+ * RP_HD_PARK_MAX): the page where a free block starts goes too, once the
+ * block before it is free as well, where it used to stay for the free
+ * list's link and key.  In every superblock of 8000-byte blocks all but
+ * the last block are freed; the blocks go out again afterwards. */
+static void test_trim_parks_free_blocks(void **state)
+{
+    (void)state;
+    size_t n = 64, size = rp_hd_sc.size[rp_hd_sc_of(8000)];
+    char **a = peak_alloc(n, 8000);
+    bool *live = calloc(n, sizeof *live);
+    assert_non_null(live);
+    for (size_t i = 0; i < n; i++) { /* the highest block of each superblock stays */
+        live[i] = true;
+        for (size_t j = 0; j < n; j++)
+            if (rp_hd_hdr(a[j]) == rp_hd_hdr(a[i]) && a[j] > a[i])
+                live[i] = false;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!live[i])
+            rp_hoard_free(a[i]);
+    rp_hoard_trim(); /* flushes this thread's cache first */
+    assert_heaps_consistent();
+    size_t starts = 0, resident = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (live[i] || (size_t)(a[i] - (char *)rp_hd_hdr(a[i])) < RP_HD_HDR + size)
+            continue; /* the first block's page holds the header */
+        starts++;
+        resident += page_resident(a[i]);
+    }
+    print_message("blocks of %zu bytes: %zu of %zu free blocks that follow a free one "
+                  "keep the page they start in\n", size, resident, starts);
+    assert_true(starts >= n / 2);
+    assert_int_equal(resident, 0);
+    for (size_t i = 0; i < n; i++)
+        if (live[i])
+            for (size_t j = 0; j < 8000; j += 1000)
+                assert_int_equal(a[i][j], (char)((i & 0x7f) + 1));
+    for (size_t i = 0; i < n; i++) /* the parked blocks go out again, distinct */
+        if (!live[i]) {
+            a[i] = rp_hoard_malloc(8000);
+            assert_non_null(a[i]);
+            memset(a[i], (int)(i & 0x7f) + 1, 8000);
+        }
+    assert_heaps_consistent();
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < 8000; j += 1000)
+            assert_int_equal(a[i][j], (char)((i & 0x7f) + 1));
+    for (size_t i = 0; i < n; i++)
+        rp_hoard_free(a[i]);
+    rp_hd_tcache_flush_all(rp_hd_tls);
+    free(live);
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_decay_then_trim),
         cmocka_unit_test(test_retain_max),
         cmocka_unit_test(test_trim_purges_free_blocks),
+        cmocka_unit_test(test_trim_parks_free_blocks),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

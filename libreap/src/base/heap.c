@@ -259,6 +259,26 @@ static void took(rp_hd_heap_t *h, rp_hd_sb_t *sb, size_t k)
     file_sb(h, sb);
 }
 
+/* Up to n of sb's parked blocks, linked on at *link (which moves to the
+ * last one's link): their pages fault in again as the links are written,
+ * as they would when the program writes them. */
+static size_t unpark(rp_hd_sb_t *sb, size_t n, void ***link)
+{
+    uint32_t parked = atomic_load_explicit(&sb->parked, memory_order_relaxed);
+    char *base = (char *)sb + RP_HD_HDR;
+    size_t got = 0;
+    for (; got < n && parked; got++) {
+        char *b = base + (size_t)__builtin_ctz(parked) * sb->size;
+        parked &= parked - 1;
+        **link = b;
+        *link = (void **)b;
+    }
+    atomic_store_explicit(&sb->parked, parked, memory_order_relaxed);
+    if (!parked)
+        rp_hd_sb_set_divc(sb); /* frees may take the fast path again */
+    return got;
+}
+
 size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, size_t whole_max, void **chain)
 {
     void *first = NULL, **link = &first;
@@ -271,7 +291,7 @@ size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, size_t who
         size_t before = got;
         void *p = sb->free;
         if (p && got == 0) {
-            size_t nfree = sb->nblocks - sb->used - unbumped(sb);
+            size_t nfree = sb->nblocks - sb->used - unbumped(sb) - rp_hd_sb_nparked(sb);
             if (nfree <= whole_max) { /* the whole list, NULL-ended: no walk */
                 sb->free = NULL;
                 took(h, sb, nfree);
@@ -291,6 +311,8 @@ size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, size_t who
             link = (void **)sb->bump;
             sb->bump += sb->size;
         }
+        if (got < n && atomic_load_explicit(&sb->parked, memory_order_relaxed))
+            got += unpark(sb, n - got, &link);
         took(h, sb, got - before);
     }
     *link = NULL;
@@ -479,18 +501,34 @@ static void keep_pages(uint64_t *keep, const rp_hd_sb_t *sb, const char *from, c
         keep[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
+/* Moves every block of sb's free list to its parked bitmap
+ * (hoard.h, RP_HD_PARK_MAX). */
+static void park_free_blocks(rp_hd_sb_t *sb)
+{
+    char *base = (char *)sb + RP_HD_HDR;
+    uint32_t parked = atomic_load_explicit(&sb->parked, memory_order_relaxed);
+    for (void *p = sb->free; p; p = *(void **)p)
+        parked |= (uint32_t)1 << ((size_t)((char *)p - base) / sb->size);
+    sb->free = NULL;
+    atomic_store_explicit(&sb->parked, parked, memory_order_relaxed);
+    rp_hd_sb_set_divc(sb); /* before the pages and their keys go */
+}
+
 /* Gives back to the OS every page of sb that holds nothing anyone reads:
  * no byte of a block that is out (with the program, a thread cache or an
  * outbox), of the header, or of a free block's first two words (its link
- * and the key that catches double frees).  Pages past the bump pointer
- * and the inside of free blocks go, whatever they held; the addresses
- * stay, and the next use of a page faults in a zeroed one.  The owner's
- * lock is held, so no block changes hands meanwhile. */
+ * and the key that catches double frees).  Pages past the bump pointer,
+ * the inside of free blocks and the whole of parked ones go, whatever
+ * they held; the addresses stay, and the next use of a page faults in a
+ * zeroed one.  The owner's lock is held, so no block changes hands
+ * meanwhile. */
 static void purge_free_pages(rp_hd_sb_t *sb)
 {
     size_t page = rp_hd_os_page(), npages = sb_bytes() / page;
     if (npages > PURGE_MAX_PAGES || sb->used == sb->nblocks)
         return;
+    if (sb->nblocks <= RP_HD_PARK_MAX && sb->free)
+        park_free_blocks(sb);
     uint64_t keep[PURGE_MAX_PAGES / 64] = {0};
     uint64_t isfree[RP_HD_MAX_SB / 16 / 64] = {0}; /* one bit per block */
     char *base = (char *)sb + RP_HD_HDR;
@@ -503,6 +541,8 @@ static void purge_free_pages(rp_hd_sb_t *sb)
     size_t nbumped = (size_t)(sb->bump - base) / sb->size;
     for (size_t i = 0; i < nbumped; i++) {
         char *b = base + i * sb->size;
+        if (rp_hd_sb_is_parked(sb, b))
+            continue;
         bool f = isfree[i / 64] >> (i % 64) & 1;
         keep_pages(keep, sb, b, b + (f ? 2 * sizeof(void *) : sb->size), page);
     }
@@ -598,7 +638,7 @@ static bool sb_consistent(const rp_hd_sb_t *sb)
         if (++nfree > sb->nblocks || rp_hd_hdr(p) != sb)
             return false;
     }
-    return sb->used + nfree + unbumped(sb) == sb->nblocks;
+    return sb->used + nfree + unbumped(sb) + rp_hd_sb_nparked(sb) == sb->nblocks;
 }
 
 static bool list_ok(const rp_hd_heap_t *h, const rp_hd_sb_t *head, int grp, size_t *cu, size_t *ca,

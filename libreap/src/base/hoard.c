@@ -150,7 +150,7 @@ RP_COLD static bool block_free(rp_hd_sb_t *sb, const void *b)
         ((const char *)b >= bin->next && (const char *)b < bin->end))
         return true;
     rp_hd_heap_t *h = rp_hd_lock_owner(sb);
-    bool found = (const char *)b >= sb->bump || in_list(sb->free, b);
+    bool found = (const char *)b >= sb->bump || in_list(sb->free, b) || rp_hd_sb_is_parked(sb, b);
     pthread_mutex_unlock(&h->lock);
     return found;
 }
@@ -174,7 +174,9 @@ static int classify(const void *p, void **block)
     *block = rp_hd_sb_misplaced(sb, p) ? rp_hd_sb_block_of(sb, (void *)p) : (void *)p;
     if (*block != p && !atomic_load_explicit(&sb->interior, memory_order_relaxed))
         return INTERIOR;
-    if (((uint64_t *)*block)[1] == sb->key && block_free(sb, *block))
+    /* a parked block is free and has no key (hoard.h, RP_HD_PARK_MAX) */
+    if ((((uint64_t *)*block)[1] == sb->key || rp_hd_sb_is_parked(sb, *block)) &&
+        block_free(sb, *block))
         return FREED;
     return LIVE;
 }

@@ -245,8 +245,8 @@ typedef struct rp_hd_sb {
                                           * format and reset (rp_hd_sb_new_key) */
     _Atomic uint64_t divc;               /* ceil(2^64 / size): off % size == 0 iff
                                           * off * divc < divc, for off < 2^32; 0 while
-                                          * interior, so that every free takes the
-                                          * unusual path */
+                                          * interior or while blocks are parked, so that
+                                          * every free takes the unusual path */
     uint32_t size;                       /* block size (superblocks) */
     _Atomic uint8_t interior;            /* an aligned alloc handed out an interior pointer */
     uint8_t group;                       /* fullness group it is listed in */
@@ -257,6 +257,9 @@ typedef struct rp_hd_sb {
     uint32_t used;                       /* blocks out: program, tcache or outbox */
     uint32_t nblocks;                    /* used <= nblocks */
     uint32_t empty_epoch;                /* decay period of its heap it became empty in */
+    _Atomic uint32_t parked;             /* free blocks a trim gave back whole (bit i:
+                                          * block i), off the free list and without
+                                          * link or key (RP_HD_PARK_MAX) */
     /* large objects only */
     char *map_base;                      /* start of the mapping (before the header when
                                           * the mapping was aligned loosely) */
@@ -322,6 +325,42 @@ static inline void rp_hd_sb_push(rp_hd_sb_t *sb, void *p)
     sb->free = p;
     sb->used--;
 }
+/* Parked blocks.  A free block keeps its first page resident for its
+ * link and key, so a trim that returns the rest of it leaves a page a
+ * block: about 200 pages in each httpd child at idle, all of 4 KiB classes
+ * and up.  Where a superblock has at most RP_HD_PARK_MAX blocks, a trim
+ * instead parks its free blocks: off the free list into the bitmap, so
+ * that their pages can go whole.  A parked block carries no key, so while
+ * any is parked divc is 0 and every free of the superblock takes the
+ * unusual path, which reads the bitmap (a double free of a parked block
+ * is caught there; one that races the trim parking it may not be, as a
+ * block in another thread's cache is not).  Allocation takes parked
+ * blocks after the free list and the bump space. */
+#define RP_HD_PARK_MAX 32
+_Static_assert(RP_HD_PARK_MAX <= 32, "parked is a 32-bit map");
+
+/* The divc that routes frees through the fast path, or 0 while that path
+ * cannot vouch for a block (an interior pointer is out, blocks are
+ * parked). */
+static inline void rp_hd_sb_set_divc(rp_hd_sb_t *sb)
+{
+    bool unusual = atomic_load_explicit(&sb->interior, memory_order_relaxed) ||
+                   atomic_load_explicit(&sb->parked, memory_order_relaxed) != 0;
+    atomic_store_explicit(&sb->divc, unusual ? 0 : UINT64_MAX / sb->size + 1, memory_order_relaxed);
+}
+
+static inline uint32_t rp_hd_sb_nparked(const rp_hd_sb_t *sb)
+{
+    return (uint32_t)__builtin_popcount(atomic_load_explicit(&sb->parked, memory_order_relaxed));
+}
+
+/* Whether block b of sb is parked. */
+static inline bool rp_hd_sb_is_parked(const rp_hd_sb_t *sb, const void *b)
+{
+    size_t i = (size_t)((const char *)b - ((const char *)sb + RP_HD_HDR)) / sb->size;
+    return i < RP_HD_PARK_MAX && (atomic_load_explicit(&sb->parked, memory_order_relaxed) >> i & 1);
+}
+
 /* Empties a superblock with no block out: allocation bumps in address
  * order again instead of following a scattered free list. */
 static inline void rp_hd_sb_reset(rp_hd_sb_t *sb)
@@ -329,6 +368,10 @@ static inline void rp_hd_sb_reset(rp_hd_sb_t *sb)
     sb->free = NULL;
     sb->bump = (char *)sb + RP_HD_HDR;
     sb->key = rp_hd_sb_new_key(); /* the old one is in blocks bump order hands out */
+    if (atomic_load_explicit(&sb->parked, memory_order_relaxed)) {
+        atomic_store_explicit(&sb->parked, 0, memory_order_relaxed);
+        rp_hd_sb_set_divc(sb);
+    }
 }
 /* The start of the block holding p (p may point inside after memalign). */
 void *rp_hd_sb_block_of(rp_hd_sb_t *sb, void *p);

@@ -58,8 +58,9 @@ void rp_hd_sb_format(rp_hd_sb_t *sb, uint32_t cls)
     sb->end = sb->bump + (size_t)sb->nblocks * sb->size;
     sb->group = 1;
     sb->key = rp_hd_sb_new_key();
-    atomic_store_explicit(&sb->divc, UINT64_MAX / sb->size + 1, memory_order_relaxed);
     atomic_store_explicit(&sb->interior, 0, memory_order_relaxed);
+    atomic_store_explicit(&sb->parked, 0, memory_order_relaxed);
+    rp_hd_sb_set_divc(sb);
     sb->map_base = NULL;
     sb->map_len = 0;
     sb->usable = 0;
