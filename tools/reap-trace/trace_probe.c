@@ -53,7 +53,8 @@ static int nodes(void)
     int failed = sub == NULL;
     for (int i = 0; i < 78 && !failed; i++)
         failed |= reap_malloc(pool, 100) == NULL;
-    failed |= failed || reap_malloc(pool, 10000) == NULL || reap_malloc(sub, 100) == NULL;
+    if (!failed)
+        failed = reap_malloc(pool, 10000) == NULL || reap_malloc(sub, 100) == NULL;
     if (pool)
         reap_destroy(pool);
     return failed;
