@@ -40,7 +40,10 @@
  * base allocator's in_use but in no pool; and the child's resident memory
  * from /proc/self/status ("rss": VmRSS and RssAnon, on either APR), so that
  * what the pools and the base allocator account for can be set against
- * what the child costs the machine.
+ * what the child costs the machine.  The child that answers a status
+ * request reads every child's /proc/PID/status afresh (read_slot): a
+ * child busy with one long request, or idle on a stock APR, takes no
+ * snapshot, and its RSS is what an operator looks for then.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -399,30 +402,43 @@ static void collect_top_pools(mr_snapshot *s)
     }
 }
 
-/* The figure after @p key ("VmRSS:") in /proc/self/status text @p text,
- * in bytes (the file says kB); 0 when it is not there. */
-static uint64_t status_bytes(const char *text, const char *key)
+/* The number after @p key ("VmRSS:", "PPid:") in /proc/PID/status text
+ * @p text; 0 when it is not there. */
+static uint64_t status_field(const char *text, const char *key)
 {
     const char *at = strstr(text, key);
 
-    return at ? strtoull(at + strlen(key), NULL, 10) * 1024 : 0;
+    return at ? strtoull(at + strlen(key), NULL, 10) : 0;
 }
 
-/* The child's resident and anonymous resident bytes, or zeros where
- * /proc/self/status cannot be read (not Linux, no /proc). */
-static void read_rss(uint64_t *rss, uint64_t *anon)
+/* The resident and anonymous resident bytes of process @p pid (0: this
+ * one), from /proc/PID/status; 0 and the figures left alone where it
+ * cannot be read (not Linux, no /proc, the process gone) or, for another
+ * process, where it is not a child of this child's parent (the pid was
+ * reused). */
+static int read_rss(pid_t pid, uint64_t *rss, uint64_t *anon)
 {
-    char text[4096];
+    char path[64], text[4096];
     ssize_t n = -1;
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    int fd;
 
+    if (pid)
+        snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+    else
+        snprintf(path, sizeof path, "/proc/self/status");
+    fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         n = read(fd, text, sizeof text - 1);
         close(fd);
     }
-    text[n > 0 ? n : 0] = '\0';
-    *rss = status_bytes(text, "\nVmRSS:");
-    *anon = status_bytes(text, "\nRssAnon:");
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    if (pid && status_field(text, "\nPPid:") != (uint64_t)getppid())
+        return 0;
+    *rss = status_field(text, "\nVmRSS:") * 1024; /* the file says kB */
+    *anon = status_field(text, "\nRssAnon:") * 1024;
+    return 1;
 }
 
 static void take_snapshot(void)
@@ -444,7 +460,7 @@ static void take_snapshot(void)
         s.lists = lists;
         s.parked = parked;
     }
-    read_rss(&s.rss, &s.rss_anon);
+    read_rss(0, &s.rss, &s.rss_anon);
     __atomic_add_fetch(&sl->seq, 1, __ATOMIC_ACQ_REL);
     memcpy(&sl->snap, &s, sizeof s);
     __atomic_add_fetch(&sl->seq, 1, __ATOMIC_RELEASE);
@@ -524,13 +540,15 @@ static void read_snapshot(const mr_slot *sl, mr_snapshot *out)
     }
 }
 
-/* @return 1 and fill @p v when slot @p sl belongs to a live child. */
+/* @return 1 and fill @p v when slot @p sl belongs to a live child; its
+ * RSS read now, the rest as of its snapshot. */
 static int read_slot(const mr_slot *sl, mr_view *v)
 {
     v->pid = __atomic_load_n(&sl->pid, __ATOMIC_ACQUIRE);
     if (slot_is_free(v->pid))
         return 0;
     read_snapshot(sl, &v->snap);
+    read_rss(v->pid, &v->snap.rss, &v->snap.rss_anon);
 #define MR_LOAD_(name, doc) \
     v->req.name = __atomic_load_n(&sl->req.name, __ATOMIC_RELAXED);
     MR_REQ_FIELDS(MR_LOAD_)

@@ -12,9 +12,10 @@
  *              `free` of them;
  *       loop:  allocate and, for the first `free` iterations, ap_pfree each
  *              object at once (so a reap reuses one block throughout).
- *   SetHandler reap-test-hog  ?total=<bytes>&size=<bytes>&flush=<bytes>&length=<bytes>
+ *   SetHandler reap-test-hog  ?total=<bytes>&size=<bytes>&flush=<bytes>&length=<bytes>&hold=<ms>
  *       allocate `total` bytes in pieces of `size` (default 64 KiB) and free
- *       nothing: the request that passes ReapRequestLimit.  With flush, it
+ *       nothing: the request that passes ReapRequestLimit; with hold, keep
+ *       them that many milliseconds before answering.  With flush, it
  *       first sends that many bytes of body (a line "reap-test hog begins",
  *       then dots) and flushes them, so the response has begun; with
  *       length, it announces that Content-Length first (a test sets it
@@ -65,9 +66,10 @@ module AP_MODULE_DECLARE_DATA reap_test_module;
 #define MAX_COUNT APR_INT64_C(10000000)
 #define MAX_SIZE APR_INT64_C(67108864)
 #define MAX_TOTAL APR_INT64_C(1073741824)
+#define MAX_HOLD_MS APR_INT64_C(60000)
 
 typedef struct test_args {
-    apr_int64_t n, size, nfree, total, flush, length;
+    apr_int64_t n, size, nfree, total, flush, length, hold;
     int loop;
 } test_args;
 
@@ -106,6 +108,8 @@ static const char *parse_pair(char *pair, test_args *a)
         ok = parse_num(val, MAX_TOTAL, &a->total);
     else if (strcmp(pair, "flush") == 0)
         ok = parse_num(val, MAX_SIZE, &a->flush);
+    else if (strcmp(pair, "hold") == 0)
+        ok = parse_num(val, MAX_HOLD_MS, &a->hold);
     else if (strcmp(pair, "length") == 0)
         ok = parse_num(val, MAX_TOTAL, &a->length);
     else if (strcmp(pair, "mode") == 0)
@@ -124,6 +128,7 @@ static const char *parse_args(request_rec *r, test_args *a)
     a->nfree = 0;
     a->total = 0;
     a->flush = 0;
+    a->hold = 0;
     a->length = 0;
     a->loop = 0;
     if (r->args == NULL)
@@ -290,6 +295,8 @@ static int test_handler(request_rec *r)
     if (hog) {
         for (apr_int64_t done = 0; done < a.total; done += a.size)
             use(r->pool, a.size);
+        if (a.hold > 0)
+            apr_sleep(apr_time_from_msec(a.hold));
     }
     else if (a.loop) {
         run_loop(r, &a);

@@ -5,7 +5,8 @@
 # and the figures pages (reap-status JSON and HTML, /server-status and its
 # ?auto form) answer with the request counts of every child.  With no
 # apr_pool_walk and no reaps, the largest-pools list says it has no source
-# ("pools_source": "none") and lists nothing.
+# ("pools_source": "none") and lists nothing.  A child busy with one long
+# request shows its RSS as it is now, read by the child that answers.
 #
 # Run by `make check-httpd` from the top build directory (MR_BUILDDIR defaults to
 # the current directory).
@@ -118,4 +119,39 @@ mr_check "no child crashed" \
 mr_stop_server
 mr_check "the error log holds nothing above notice but the start-up warning and the bad argument" \
     mr_log_clean 'mod_reap: libreap .* is NOT reap-backed' "mod_reap_test: bad argument 'n'"
+
+# A child busy with one long request takes no snapshot on stock APR (no
+# request ends there, and there is no idle thread), yet /reap-status must
+# show its RSS as it is now.  Two children of one thread each: while one
+# holds 48 MiB in its only request, the other answers the status.
+MR_SERVERS=2 MR_THREADS=1
+mr_start
+hog_out=$MR_ROOT/hog.out
+curl -s -o "$hog_out" "http://127.0.0.1:$MR_PORT/hog?total=50331648&flush=64&hold=4000" &
+hog_curl=$!
+cleanup_push "kill $hog_curl 2>/dev/null"
+hog_pid= i=0
+while [ -z "$hog_pid" ] && [ $i -lt 50 ]; do # the child that holds the memory
+    sleep 0.1
+    i=$((i + 1))
+    for p in $(mr_children); do
+        kb=$(sed -n 's/^VmRSS:[^0-9]*\([0-9]*\).*/\1/p' "/proc/$p/status" 2>/dev/null)
+        [ "${kb:-0}" -gt 49152 ] && hog_pid=$p
+    done
+done
+mr_check "the hog's child holds its 48 MiB (pid ${hog_pid:-none})" test -n "$hog_pid"
+mr_get /reap-status
+kill -0 $hog_curl 2>/dev/null && held=1 || held=0
+reported=$(printf '%s\n' "$MR_BODY" | awk -v pid="$hog_pid" '
+    /^    {"pid": / { split($0, f, /[ ,]+/); this = f[3] }
+    /"rss": {"bytes": / && this == pid { match($0, /"rss": {"bytes": [0-9]+/); print substr($0, RSTART + 17, RLENGTH - 17); exit }')
+mr_check "the other child answered the status while the hog's request ran" test $held = 1
+mr_check "reap-status shows the busy child's RSS now, not at its last snapshot (${reported:-none} bytes)" \
+    test "${reported:-0}" -gt 50331648
+mr_check "... and every child's within a factor of two of /proc ($(mr_rss_report 0))" mr_rss_ok 0
+wait $hog_curl
+mr_check "the hog's request ended well" grep -q 'reap-test hog n=' "$hog_out"
+mr_stop_server
+mr_check "the second server's error log holds nothing above notice but the start-up warning" \
+    mr_log_clean 'mod_reap: libreap .* is NOT reap-backed'
 mr_finish
