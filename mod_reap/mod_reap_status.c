@@ -37,13 +37,13 @@
  * On a stock APR there are no reaps, so no figures and no pools ("none").
  * The snapshot also reads what the APR allocators keep on their free lists
  * (apr_allocator_lists_get(), "allocator_lists"): that memory is in the
- * base allocator's in_use but in no pool; and the child's resident memory
- * from /proc/self/status ("rss": VmRSS and RssAnon, on either APR), so that
- * what the pools and the base allocator account for can be set against
- * what the child costs the machine.  The child that answers a status
- * request reads every child's /proc/PID/status afresh (read_slot): a
- * child busy with one long request, or idle on a stock APR, takes no
- * snapshot, and its RSS is what an operator looks for then.
+ * base allocator's in_use but in no pool.  The child's resident memory
+ * ("rss": VmRSS and RssAnon, on either APR), to set what the pools and the
+ * base allocator account for against what the child costs the machine, is
+ * not in the snapshot: the child that answers a status request reads every
+ * child's /proc/PID/status itself (read_slot), since a child busy with one
+ * long request, or idle on a stock APR, takes no snapshot, and its RSS is
+ * what an operator looks for then.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -96,8 +96,6 @@ typedef struct mr_snapshot {
     reap_base_stats_t base;     /* the base allocator of this process */
     uint64_t lists;             /* bytes on the APR allocators' free lists */
     uint64_t parked;            /* of which on parked allocators' lists */
-    uint64_t rss;               /* the child's VmRSS in bytes; 0: unknown */
-    uint64_t rss_anon;          /* of which anonymous (RssAnon) */
 } mr_snapshot;
 
 typedef struct mr_slot {
@@ -411,34 +409,30 @@ static uint64_t status_field(const char *text, const char *key)
     return at ? strtoull(at + strlen(key), NULL, 10) : 0;
 }
 
-/* The resident and anonymous resident bytes of process @p pid (0: this
- * one), from /proc/PID/status; 0 and the figures left alone where it
- * cannot be read (not Linux, no /proc, the process gone) or, for another
- * process, where it is not a child of this child's parent (the pid was
+/* The resident and anonymous resident bytes of child @p pid, from
+ * /proc/PID/status; zeros where it cannot be read (not Linux, no /proc,
+ * the process gone) or is not a child of this child's parent (the pid was
  * reused). */
-static int read_rss(pid_t pid, uint64_t *rss, uint64_t *anon)
+static void read_rss(pid_t pid, uint64_t *rss, uint64_t *anon)
 {
     char path[64], text[4096];
     ssize_t n = -1;
     int fd;
 
-    if (pid)
-        snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
-    else
-        snprintf(path, sizeof path, "/proc/self/status");
+    *rss = *anon = 0;
+    snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
         n = read(fd, text, sizeof text - 1);
         close(fd);
     }
     if (n <= 0)
-        return 0;
+        return;
     text[n] = '\0';
-    if (pid && status_field(text, "\nPPid:") != (uint64_t)getppid())
-        return 0;
+    if (status_field(text, "\nPPid:") != (uint64_t)getppid())
+        return;
     *rss = status_field(text, "\nVmRSS:") * 1024; /* the file says kB */
     *anon = status_field(text, "\nRssAnon:") * 1024;
-    return 1;
 }
 
 static void take_snapshot(void)
@@ -460,7 +454,6 @@ static void take_snapshot(void)
         s.lists = lists;
         s.parked = parked;
     }
-    read_rss(0, &s.rss, &s.rss_anon);
     __atomic_add_fetch(&sl->seq, 1, __ATOMIC_ACQ_REL);
     memcpy(&sl->snap, &s, sizeof s);
     __atomic_add_fetch(&sl->seq, 1, __ATOMIC_RELEASE);
@@ -519,6 +512,8 @@ void mr_request_done(const mr_request_figures_t *f)
 typedef struct mr_view {
     pid_t pid;
     mr_snapshot snap;
+    uint64_t rss;               /* VmRSS in bytes, read now; 0: unknown */
+    uint64_t rss_anon;          /* of which anonymous (RssAnon) */
     mr_req_counters_t req;
 } mr_view;
 
@@ -540,7 +535,7 @@ static void read_snapshot(const mr_slot *sl, mr_snapshot *out)
     }
 }
 
-/* @return 1 and fill @p v when slot @p sl belongs to a live child; its
+/* @return 1 and fill @p v when slot @p sl belongs to a live child: its
  * RSS read now, the rest as of its snapshot. */
 static int read_slot(const mr_slot *sl, mr_view *v)
 {
@@ -548,7 +543,7 @@ static int read_slot(const mr_slot *sl, mr_view *v)
     if (slot_is_free(v->pid))
         return 0;
     read_snapshot(sl, &v->snap);
-    read_rss(v->pid, &v->snap.rss, &v->snap.rss_anon);
+    read_rss(v->pid, &v->rss, &v->rss_anon);
 #define MR_LOAD_(name, doc) \
     v->req.name = __atomic_load_n(&sl->req.name, __ATOMIC_RELAXED);
     MR_REQ_FIELDS(MR_LOAD_)
@@ -582,8 +577,8 @@ static mr_view *read_all(apr_pool_t *p, int *n, mr_view *total)
 #undef MR_SUM_
         total->snap.lists += v[*n].snap.lists;
         total->snap.parked += v[*n].snap.parked;
-        total->snap.rss += v[*n].snap.rss;
-        total->snap.rss_anon += v[*n].snap.rss_anon;
+        total->rss += v[*n].rss;
+        total->rss_anon += v[*n].rss_anon;
         (*n)++;
     }
     total->req.peak_max = 0;    /* a maximum, not a sum */
@@ -643,15 +638,15 @@ static void json_lists(request_rec *r, const mr_snapshot *s)
                    s->lists, s->parked);
 }
 
-/* null when /proc/self/status could not be read (no /proc); the totals
- * sum the children's snapshots, as for the other figures. */
-static void json_rss(request_rec *r, const mr_snapshot *s)
+/* null where the child's /proc/PID/status could not be read (no /proc);
+ * the totals sum the children's. */
+static void json_rss(request_rec *r, const mr_view *v)
 {
-    if (s->rss == 0)
+    if (v->rss == 0)
         ap_rputs("null", r);
     else
         ap_rprintf(r, "{\"bytes\": %" PRIu64 ", \"anon\": %" PRIu64 "}",
-                   s->rss, s->rss_anon);
+                   v->rss, v->rss_anon);
 }
 
 /* Tags were made safe for JSON and HTML when copied (copy_tag), so they
@@ -670,7 +665,7 @@ static void json_child(request_rec *r, const mr_view *v, apr_time_t now)
     ap_rputs(", \"allocator_lists\": ", r);
     json_lists(r, &v->snap);
     ap_rputs(", \"rss\": ", r);
-    json_rss(r, &v->snap);
+    json_rss(r, v);
     ap_rprintf(r, ",\n     \"pools_source\": \"%s\", \"pools_seen\": %u, "
                "\"pools_capped\": %s, \"untracked_pools\": %u,"
                "\n     \"top_pools\": [",
@@ -705,7 +700,7 @@ static void send_json(request_rec *r, const mr_view *v, int n,
     ap_rputs(", \"allocator_lists\": ", r);
     json_lists(r, &total->snap);
     ap_rputs(", \"rss\": ", r);
-    json_rss(r, &total->snap);
+    json_rss(r, total);
     ap_rputs("},\n \"children\": [\n", r);
     for (int i = 0; i < n; i++) {
         json_child(r, &v[i], now);
@@ -757,9 +752,9 @@ static void auto_lines(request_rec *r, int n, const mr_view *t)
         ap_rprintf(r, "ReapAllocatorListBytes: %" PRIu64 "\n"
                    "ReapAllocatorListParkedBytes: %" PRIu64 "\n",
                    t->snap.lists, t->snap.parked);
-    if (t->snap.rss)
+    if (t->rss)
         ap_rprintf(r, "ReapRssBytes: %" PRIu64 "\nReapRssAnonBytes: %" PRIu64
-                   "\n", t->snap.rss, t->snap.rss_anon);
+                   "\n", t->rss, t->rss_anon);
 }
 
 static void html_row(request_rec *r, const char *who, const mr_view *v)
@@ -796,9 +791,9 @@ static void html_pools(request_rec *r, const mr_view *v)
     if (mr_apr.lists_get)
         ap_rprintf(r, "; APR allocators' free lists %" PRIu64 " (parked %"
                    PRIu64 ")", v->snap.lists, v->snap.parked);
-    if (v->snap.rss)
+    if (v->rss)
         ap_rprintf(r, "; the child's RSS %" PRIu64 " (anonymous %" PRIu64 ")",
-                   v->snap.rss, v->snap.rss_anon);
+                   v->rss, v->rss_anon);
     ap_rputs("</p>\n", r);
 }
 

@@ -329,8 +329,8 @@ mr_json_total() {
 # mr_rss_report <min-anon>: true when every child in $MR_BODY (the
 # reap-status JSON) has an "rss" with anon <= bytes and anon >= <min-anon>,
 # its bytes within a factor of two of the VmRSS the test reads from
-# /proc/<pid>/status now (the snapshot is up to a moment old, and a quiet
-# child moves little), and the totals' bytes are the children's sum.  Says
+# /proc/<pid>/status now (the answering child read it a moment ago, and a
+# quiet child moves little), and the totals' bytes are the children's sum.  Says
 # what it found; mr_rss_ok is the same, silent.
 mr_rss_ok() {
     mr_rss_report "$@" >/dev/null

@@ -135,8 +135,8 @@ while [ -z "$hog_pid" ] && [ $i -lt 50 ]; do # the child that holds the memory
     sleep 0.1
     i=$((i + 1))
     for p in $(mr_children); do
-        kb=$(sed -n 's/^VmRSS:[^0-9]*\([0-9]*\).*/\1/p' "/proc/$p/status" 2>/dev/null)
-        [ "${kb:-0}" -gt 49152 ] && hog_pid=$p
+        mr_proc_mem "$p"
+        [ "$MR_RSS" -gt 49152 ] && hog_pid=$p
     done
 done
 mr_check "the hog's child holds its 48 MiB (pid ${hog_pid:-none})" test -n "$hog_pid"

@@ -47,14 +47,16 @@ static bool yes(void) { return true; }
 
 static void region_free(void *h, void *p, size_t n) { (void)h, (void)p, (void)n; }
 
-/* A region cannot grow an object in place: a new one, the old left dead. */
-static void *region_realloc(void *h, void *p, size_t old, size_t n)
+/* A region cannot grow an object in place: q, a new one, gets the old
+ * one's bytes, and the old one is left dead (region and apr-pool). */
+static void *moved(void *q, const void *p, size_t old, size_t n)
 {
-    void *q = reap_malloc(h, n);
     if (q)
         memcpy(q, p, old < n ? old : n);
     return q;
 }
+
+static void *region_realloc(void *h, void *p, size_t old, size_t n) { return moved(reap_malloc(h, n), p, old, n); }
 
 /* region and reap differ only in what a free and a realloc do. */
 #define LIBREAP_BACKEND(name_, region_, free_, realloc_)                                       \
@@ -237,14 +239,7 @@ static void apr_destroy_(void *h)
 }
 static void *apr_alloc(void *h, size_t n) { return apr.palloc(((apr_reap_t *)h)->pool, n); }
 
-/* APR has no realloc: a new object, the old one left dead. */
-static void *apr_realloc(void *h, void *p, size_t old, size_t n)
-{
-    void *q = apr_alloc(h, n);
-    if (q)
-        memcpy(q, p, old < n ? old : n);
-    return q;
-}
+static void *apr_realloc(void *h, void *p, size_t old, size_t n) { return moved(apr_alloc(h, n), p, old, n); }
 
 static uint64_t apr_fp(void *h)
 {

@@ -505,10 +505,9 @@ static void keep_pages(uint64_t *keep, const rp_hd_sb_t *sb, const char *from, c
  * (hoard.h, RP_HD_PARK_MAX). */
 static void park_free_blocks(rp_hd_sb_t *sb)
 {
-    char *base = (char *)sb + RP_HD_HDR;
     uint32_t parked = atomic_load_explicit(&sb->parked, memory_order_relaxed);
     for (void *p = sb->free; p; p = *(void **)p)
-        parked |= (uint32_t)1 << ((size_t)((char *)p - base) / sb->size);
+        parked |= (uint32_t)1 << rp_hd_sb_index(sb, p);
     sb->free = NULL;
     atomic_store_explicit(&sb->parked, parked, memory_order_relaxed);
     rp_hd_sb_set_divc(sb); /* before the pages and their keys go */
@@ -534,14 +533,15 @@ static void purge_free_pages(rp_hd_sb_t *sb)
     char *base = (char *)sb + RP_HD_HDR;
     uint32_t nfree = 0;
     for (void *p = sb->free; p && nfree < sb->nblocks; p = *(void **)p, nfree++) {
-        size_t i = (size_t)((char *)p - base) / sb->size;
+        size_t i = rp_hd_sb_index(sb, p);
         isfree[i / 64] |= (uint64_t)1 << (i % 64);
     }
     keep_pages(keep, sb, (char *)sb, base, page);
     size_t nbumped = (size_t)(sb->bump - base) / sb->size;
+    uint32_t parked = atomic_load_explicit(&sb->parked, memory_order_relaxed); /* they keep nothing */
     for (size_t i = 0; i < nbumped; i++) {
         char *b = base + i * sb->size;
-        if (rp_hd_sb_is_parked(sb, b))
+        if (i < RP_HD_PARK_MAX && (parked >> i & 1))
             continue;
         bool f = isfree[i / 64] >> (i % 64) & 1;
         keep_pages(keep, sb, b, b + (f ? 2 * sizeof(void *) : sb->size), page);

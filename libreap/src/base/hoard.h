@@ -325,6 +325,12 @@ static inline void rp_hd_sb_push(rp_hd_sb_t *sb, void *p)
     sb->free = p;
     sb->used--;
 }
+/* The index of sb's block that holds p (p in its block area). */
+static inline size_t rp_hd_sb_index(const rp_hd_sb_t *sb, const void *p)
+{
+    return (size_t)((const char *)p - ((const char *)sb + RP_HD_HDR)) / sb->size;
+}
+
 /* Parked blocks.  A free block keeps its first page resident for its
  * link and key, so a trim that returns the rest of it leaves a page a
  * block: about 200 pages in each httpd child at idle, all of 4 KiB classes
@@ -357,7 +363,7 @@ static inline uint32_t rp_hd_sb_nparked(const rp_hd_sb_t *sb)
 /* Whether block b of sb is parked. */
 static inline bool rp_hd_sb_is_parked(const rp_hd_sb_t *sb, const void *b)
 {
-    size_t i = (size_t)((const char *)b - ((const char *)sb + RP_HD_HDR)) / sb->size;
+    size_t i = rp_hd_sb_index(sb, b);
     return i < RP_HD_PARK_MAX && (atomic_load_explicit(&sb->parked, memory_order_relaxed) >> i & 1);
 }
 

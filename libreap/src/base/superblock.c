@@ -68,7 +68,5 @@ void rp_hd_sb_format(rp_hd_sb_t *sb, uint32_t cls)
 
 void *rp_hd_sb_block_of(rp_hd_sb_t *sb, void *p)
 {
-    char *area = (char *)sb + RP_HD_HDR;
-    size_t idx = (size_t)((char *)p - area) / sb->size;
-    return area + idx * sb->size;
+    return (char *)sb + RP_HD_HDR + rp_hd_sb_index(sb, p) * sb->size;
 }
