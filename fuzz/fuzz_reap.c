@@ -38,8 +38,8 @@
 /* FUZZ_ANNOTATED=1 when libreap itself is built with ASan (fuzz/local.mk,
  * FUZZ_REAP_ASAN=yes): its objects are then poisoned and unpoisoned
  * (libreap/src/util/annotate.h) and its usable size is the size asked for, so a
- * small block may exceed what the model sees by one 16-byte granule (a
- * split leaves no rest below 32 bytes); otherwise a block is usable + 8. */
+ * small block may exceed what the model sees by up to 24 bytes (a split
+ * leaves no rest below 32 bytes); otherwise a block is usable + 8. */
 #ifndef FUZZ_ANNOTATED
 #define FUZZ_ANNOTATED 0
 #endif
@@ -52,6 +52,7 @@ typedef struct m_reap {
     size_t user_size;   /* bytes of user area, patterned with user_seed */
     uint64_t user_seed;
     size_t limit;       /* 0: none set on this reap */
+    size_t grain;       /* 16, or 8 after reap_set_alignment(r, 8) */
     uint64_t cap;       /* max(limit, tree footprint when it was set) */
 } m_reap;
 
@@ -94,7 +95,8 @@ static void reap_obj_add(int slot, int ri, void *p, size_t size, size_t align)
     size_t usable = reap_usable_size(p);
     if (usable < size)
         fail("usable size below the request", usable, size);
-    if ((uintptr_t)p % (align < REAP_ALIGNMENT ? REAP_ALIGNMENT : align))
+    size_t grain = reaps[ri].grain;
+    if ((uintptr_t)p % (align < grain ? grain : align))
         fail("misaligned object", (size_t)p, align);
     obj_add(slot, ri, p, size, usable);
     objs[slot].exact = align <= REAP_ALIGNMENT && usable <= LARGE_THRESHOLD / 2;
@@ -177,9 +179,17 @@ static void op_create(fz_in *in)
     for (size_t i = 0; i < opts.user_size; i++)
         if (ua[i])
             fail("user area not zero-filled", i, opts.user_size);
-    TRACE("r%d = reap_create(parent r%d, user_size %zu)\n", slot, parent, opts.user_size);
+    size_t grain = REAP_ALIGNMENT;
+    if ((how & 8) && reap_set_alignment(r, 8) == 0)
+        grain = 8;
+    else if (how & 8)
+        fail("a new reap refused alignment 8", (size_t)slot, 0);
+    if (reap_set_alignment(r, 4) == 0)
+        fail("alignment 4 accepted", (size_t)slot, 0);
+    TRACE("r%d = reap_create(parent r%d, user_size %zu, alignment %zu)\n", slot, parent,
+          opts.user_size, grain);
     nodes[slot] = (fz_node){r, parent, false};
-    reaps[slot] = (m_reap){opts.user_size, new_seed(), 0, 0};
+    reaps[slot] = (m_reap){.user_size = opts.user_size, .user_seed = new_seed(), .grain = grain};
     if (ua)
         pattern_fill(ua, opts.user_size, reaps[slot].user_seed);
 }
@@ -197,6 +207,8 @@ static void op_malloc(fz_in *in, int kind)
     }
     if (ri < 0 || slot < 0)
         return;
+    if (kind != 2)
+        align = reaps[ri].grain; /* what malloc and calloc promise */
     if (kind == 1 && size > LARGE_THRESHOLD)
         n = 1; /* keep objects below a few MiB: the model's time goes in filling */
     if (kind == 1 && (size & 3) == 3)
@@ -261,7 +273,7 @@ static void op_realloc(fz_in *in)
     size_t keep = size < o.size ? size : o.size;
     pattern_check(q, keep, o.seed);
     obj_drop(i);
-    reap_obj_add(i, o.node, q, size, REAP_ALIGNMENT);
+    reap_obj_add(i, o.node, q, size, reaps[o.node].grain);
 }
 
 static void op_free(fz_in *in)
@@ -371,11 +383,11 @@ static void op_limit(fz_in *in)
 /* ---- checks after every operation --------------------------------------- */
 
 /* The block an object of n bytes takes at least: n and the 8-byte header,
- * rounded up to 16, at least 32 (libreap/src/internal.h). */
-static uint64_t block_min(size_t n)
+ * rounded up to the reap's grain, at least 16 (libreap/src/internal.h). */
+static uint64_t block_min(size_t n, size_t grain)
 {
-    uint64_t b = ((uint64_t)n + 8 + 15) & ~(uint64_t)15;
-    return b < 32 ? 32 : b;
+    uint64_t b = ((uint64_t)n + 8 + grain - 1) & ~(uint64_t)(grain - 1);
+    return b < 16 ? 16 : b;
 }
 
 static void check_reap_figures(int ri)
@@ -384,10 +396,10 @@ static void check_reap_figures(int ri)
     bool all_exact = true;
     for (int i = 0; i < FZ_OBJS; i++)
         if (objs[i].p && objs[i].node == ri) {
-            uint64_t b = block_min(objs[i].size), u = objs[i].len + 8;
+            uint64_t b = block_min(objs[i].size, reaps[ri].grain), u = objs[i].len + 8;
             count++;
             blocks += b > u ? b : u;
-            slack += FUZZ_ANNOTATED ? 16 : 0;
+            slack += FUZZ_ANNOTATED ? 24 : 0;
             all_exact &= objs[i].exact;
         }
     reap_stats_t s;
@@ -461,6 +473,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     reap_set_misuse_handler(on_misuse, NULL);
     model_reset();
     memset(reaps, 0, sizeof reaps);
+    reaps[0].grain = REAP_ALIGNMENT;
     creates = 0;
     reap_base_trim(); /* in_use counts this thread's cache: empty it */
     reap_get_base_stats(&b0);

@@ -37,11 +37,13 @@ libreap_libreap_core_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(REAP_TLS_CFL
 lib_LTLIBRARIES += libreap/libreap.la
 libreap_libreap_la_SOURCES =
 libreap_libreap_la_LIBADD = libreap/libreap_core.la
-# The soname (libreap.so.1) changes with REAP_FRONTIER_VERSION in reap.h:
-# programs that compile reap_malloc_bump() in (the reap-backed APR) depend
-# on that layout.  Interface 2 added reap_create_from() and
-# reap_base_on_trim(); programs built for interface 1 still run on it.
-libreap_libreap_la_LDFLAGS = -version-info 2:0:1 -pthread
+# Programs that compile reap_malloc_bump() in (the reap-backed APR) depend
+# on the layout REAP_FRONTIER_VERSION in reap.h names; the soname
+# (libreap.so.1) changes when a new layout breaks the old ones.  Interface
+# 2 added reap_create_from() and reap_base_on_trim(); interface 3
+# reap_set_alignment() and the frontier's grain_mask, at its end.
+# Programs built for interfaces 1 and 2 still run on it.
+libreap_libreap_la_LDFLAGS = -version-info 3:0:2 -pthread
 
 include_HEADERS += libreap/include/reap.h
 pkgconfigdir = $(libdir)/pkgconfig

@@ -44,7 +44,8 @@ extern "C" {
 #define REAP_VERSION_PATCH 0
 #define REAP_VERSION_STRING "0.1.0"
 
-/** Every pointer a reap returns is aligned to this many bytes. */
+/** Every pointer a reap returns is aligned to this many bytes, unless
+ *  reap_set_alignment() lowered it to 8 for that reap. */
 #define REAP_ALIGNMENT 16
 
 /** An opaque reap. */
@@ -115,6 +116,19 @@ REAP_API reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
 /** This reap.h has reap_create_from() and reap_chunk_source_t. */
 #define REAP_HAS_CHUNK_SOURCE 1
 
+/**
+ * Align the objects of @p r to @p alignment bytes: 8, or REAP_ALIGNMENT
+ * (the default).  At 8, a block is the request and its 8-byte header
+ * rounded up to 8 bytes, not 16, as APR's pools, which promise 8-byte
+ * alignment, round theirs; a request of 8 bytes or less takes 16 either
+ * way.  reap_aligned_alloc() still aligns to what it is asked.  Call it on
+ * a reap that has handed out nothing since its creation or its last
+ * clear; children do not inherit it.
+ * @return 0, or EINVAL for another alignment or a reap that has handed out
+ *         objects.
+ */
+REAP_API int reap_set_alignment(reap_t *r, size_t alignment);
+
 /** @return the user area of @p r (see reap_options_t), or NULL if it has none. */
 REAP_API void *reap_user_area(reap_t *r);
 
@@ -184,10 +198,12 @@ REAP_API size_t reap_usable_size(const void *ptr);
  * for nothing else: only it and libreap read or write them.  A program
  * that compiles reap_malloc_bump() in depends on this layout and on the
  * block format it writes (an 8-byte header in the second word of the
- * block, the object 16 bytes in); REAP_FRONTIER_VERSION changes, and
- * libreap's soname with it, when either does.
+ * block, the object 16 bytes in); REAP_FRONTIER_VERSION changes when
+ * either does.  Version 3 added grain_mask at the end, so code compiled
+ * for version 2 still runs on it (with the default grain, which is all
+ * it can ask for).
  */
-#define REAP_FRONTIER_VERSION 2
+#define REAP_FRONTIER_VERSION 3
 
 typedef struct reap_frontier {
     char *bump;          /**< where the next bumped block starts */
@@ -200,17 +216,26 @@ typedef struct reap_frontier {
                           *   so every object is annotated */
     uint64_t live_bytes; /**< statistics: bytes of live blocks */
     uint64_t allocs;     /**< statistics: allocations */
+    size_t grain_mask;   /**< block sizes are multiples of this plus one */
 } reap_frontier_t;
 
-/** The bytes of the block a request of @p size bytes takes (size + header,
- *  rounded up to REAP_ALIGNMENT, at least 32). */
+/** The bytes of the block a request of @p size bytes takes in a reap of
+ *  the default alignment (size + header, rounded up to REAP_ALIGNMENT). */
 static inline size_t reap_block_size(size_t size)
 {
-    size_t s = (size + 8 + REAP_ALIGNMENT - 1) & ~(size_t)(REAP_ALIGNMENT - 1);
-    return s < 32 ? 32 : s;
+    return (size + 8 + REAP_ALIGNMENT - 1) & ~(size_t)(REAP_ALIGNMENT - 1);
 }
 
-/** The block of @p bsize bytes (from reap_block_size()) cut from the
+/** The bytes of the block a request of @p size bytes takes in the reap
+ *  whose frontier is @p f (size + header, rounded up to its grain, at
+ *  least 16). */
+static inline size_t reap_frontier_block_size(const reap_frontier_t *f, size_t size)
+{
+    size_t s = (size + 8 + f->grain_mask) & ~f->grain_mask;
+    return s < 16 ? 16 : s;
+}
+
+/** The block of @p bsize bytes (from reap_frontier_block_size()) cut from the
  *  frontier, counted and returned as an object; NULL when the current chunk
  *  has no room for it. */
 static inline void *reap_frontier_bump(reap_frontier_t *f, size_t bsize)
@@ -241,7 +266,7 @@ static inline void *reap_malloc_bump(reap_t *r, size_t size)
     reap_frontier_t *f = (reap_frontier_t *)(void *)r;
 
     if (size < f->inline_limit)
-        return reap_frontier_bump(f, reap_block_size(size));
+        return reap_frontier_bump(f, reap_frontier_block_size(f, size));
     return NULL;
 }
 
@@ -274,9 +299,9 @@ REAP_API size_t reap_get_limit(const reap_t *r);
 
 /**
  * Figures of a reap.  "Bytes" of objects count whole blocks: the request
- * plus the 8-byte header, rounded up to 16 bytes, at least 32
- * (reap_block_size()).  Two cases count more: a block cut from a freed
- * one keeps a remainder too small to stand alone (up to 16 bytes more),
+ * plus the 8-byte header, rounded up to the reap's alignment, at least 16
+ * (reap_frontier_block_size()).  Two cases count more: a block cut from a
+ * freed one keeps a remainder too small to stand alone (up to 24 bytes more),
  * and a large object counts the whole block the base allocator gave it.
  * The field list is REAP_STATS_FIELDS, so printers stay in step with it.
  */

@@ -50,7 +50,7 @@ static rp_block_t *checked_block(reap_t *r, void *p, bool realloc)
 {
     rp_block_t *b = rp_mem2b(p);
     const char *foreign = realloc ? REALLOC_FOREIGN : FREE_FOREIGN;
-    size_t h = (uintptr_t)p % RP_GRAIN == 0 ? b->head : RP_FENCE; /* misaligned: foreign */
+    size_t h = ((uintptr_t)p & r->grain_mask) == 0 ? b->head : RP_FENCE; /* misaligned: foreign */
     if (RP_UNLIKELY((h >> RP_TAG_SHIFT) != r->tag || (h & RP_FENCE))) {
         rp_misuse(REAP_MISUSE_FOREIGN, foreign, r, p);
         return NULL;
@@ -94,7 +94,7 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
             r->allocs++;
         return p;
     }
-    size_t csz = rp_request2size(n);
+    size_t csz = rp_request2size(r, n);
     rp_block_t *b = NULL;
     if (!r->heap_empty)
         b = rp_heap_alloc(r, csz);
@@ -117,12 +117,12 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
 static inline void *malloc_after_bump(reap_t *r, size_t n)
 {
     if (RP_LIKELY(r != NULL) && !r->heap_empty && n <= r->bump_max) {
-        size_t csz = rp_request2size(n);
+        size_t csz = rp_request2size(r, n);
         if (csz >= RP_SMALL_LIMIT)
             return alloc_slow(r, n);
         rp_block_t *qb = rp_quick_pop(r, csz);
         if (qb)
-            return handed_out(r, qb, csz);
+            return handed_out(r, qb, rp_bsize(qb));
         if (r->heap_free_bytes) {
             /* dv is a small frontier: carve it unless an exact fit waits */
             if (r->dv_size >= csz + RP_MIN_BLOCK && !r->heap->bin[csz / RP_GRAIN])
@@ -206,7 +206,7 @@ void *reap_calloc(reap_t *r, size_t n, size_t size)
  * part after the object. */
 static void *aligned_small(reap_t *r, size_t alignment, size_t n)
 {
-    size_t csz = rp_request2size(n);
+    size_t csz = rp_request2size(r, n);
     char *p = malloc_plain(r, csz + alignment + RP_MIN_BLOCK);
     if (!p)
         return NULL;
@@ -229,13 +229,13 @@ static void *aligned_small(reap_t *r, size_t alignment, size_t n)
 
 static void *aligned_plain(reap_t *r, size_t alignment, size_t n)
 {
-    if (alignment <= RP_GRAIN)
+    if (alignment <= r->grain_mask + 1)
         return malloc_plain(r, n);
     if (n >= RP_MAX_REQUEST || alignment >= RP_MAX_REQUEST)
         return NULL;
     /* aligned_small() asks for the object plus alignment slack: route by
      * that padded size, or its block could come back as a large object. */
-    if (rp_request2size(n) + alignment + RP_MIN_BLOCK > rp_opt.large_threshold) {
+    if (rp_request2size(r, n) + alignment + RP_MIN_BLOCK > rp_opt.large_threshold) {
         void *p = rp_large_alloc(r, n, alignment);
         if (p)
             r->allocs++;
@@ -281,12 +281,7 @@ static inline void free_block(reap_t *r, rp_block_t *b, size_t h)
     r->frees++;
     rp_live_sub(r, size);
     if (size < r->quick_below && (char *)b + size != r->bump) {
-        rp_block_t **q = &r->heap->quick[size / RP_GRAIN];
-        b->head = h | RP_QUICK;
-        b->fd = *q;
-        *q = b;
-        r->quick_bytes += size;
-        rp_set_heap_empty(r, false);
+        rp_quick_push(r, b, size);
         return;
     }
     rp_heap_free(r, b);
@@ -301,7 +296,7 @@ static RP_NOINLINE void free_slow(reap_t *r, void *p)
         return;
     }
     rp_block_t *b = rp_mem2b(p);
-    if ((b->head & RP_LARGE) && ((uintptr_t)p % RP_GRAIN) == 0) {
+    if ((b->head & RP_LARGE) && ((uintptr_t)p % RP_GRAIN) == 0) { /* large: 16-byte aligned */
         free_large(r, p);
         return;
     }
@@ -315,7 +310,7 @@ static inline void free_plain(reap_t *r, void *p)
     size_t h = rp_mem2b(p)->head;
     const size_t checked = RP_TAG_MASK | RP_CINUSE | RP_QUICK | RP_LARGE | RP_FENCE;
     if (RP_LIKELY((h & checked) == (r->head_bits & (RP_TAG_MASK | RP_CINUSE)) &&
-                  (uintptr_t)p % RP_GRAIN == 0 && !config_debug))
+                  ((uintptr_t)p & r->grain_mask) == 0 && !config_debug))
         free_block(r, rp_mem2b(p), h);
     else
         free_slow(r, p);
@@ -407,7 +402,7 @@ static bool realloc_in_place(reap_t *r, rp_block_t *b, size_t n)
 {
     if (b->head & RP_LARGE) /* still worth its own block; shrinking it would copy */
         return n <= rp_large_usable(b) && n > rp_opt.large_threshold / 2;
-    return n <= rp_opt.large_threshold && resize_in_place(r, b, rp_request2size(n));
+    return n <= rp_opt.large_threshold && resize_in_place(r, b, rp_request2size(r, n));
 }
 
 /* Move p, of which old bytes are the program's, to a new object of n. */
@@ -503,7 +498,7 @@ static void ann_free(reap_t *r, void *p)
 {
     rp_ann_quiet_begin();
     size_t h = rp_mem2b(p)->head;
-    bool live = (uintptr_t)p % RP_GRAIN == 0 && (h >> RP_TAG_SHIFT) == r->tag &&
+    bool live = ((uintptr_t)p & r->grain_mask) == 0 && (h >> RP_TAG_SHIFT) == r->tag &&
                 (h & (RP_CINUSE | RP_QUICK | RP_FENCE)) == RP_CINUSE;
     size_t span = live ? block_usable(rp_mem2b(p)) : 0;
     rp_ann_quiet_end();

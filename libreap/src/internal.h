@@ -22,7 +22,8 @@
  *           marked in use so nothing coalesces with it yet (dlmalloc 2.7's
  *           fastbins); rp_heap_consolidate() frees them for real.
  *
- * Block layout (dlmalloc-style boundary tags; every size a multiple of 16):
+ * Block layout (dlmalloc-style boundary tags; every size a multiple of the
+ * reap's grain, 16 bytes or, after reap_set_alignment(r, 8), 8):
  *
  *   b      prev_foot  size of the previous block when that one is free;
  *                     otherwise the last 8 bytes of its payload
@@ -31,14 +32,20 @@
  *   b+16   payload    what the program gets (when free: fd, bk links)
  *   b+size            the next block, whose prev_foot ends our payload
  *
- * So a block costs 8 bytes of header, its payload is 16-byte aligned, and a
- * request of n bytes takes rp_request2size(n) = max(32, round16(n + 8)).
+ * So a block costs 8 bytes of header, its payload is aligned to the grain,
+ * and a request of n bytes takes rp_request2size(r, n) = max(16,
+ * round_grain(n + 8)): APR's 8-byte-aligned pools pay their header and
+ * nothing more.  A free block needs its links and a footer, so it is at
+ * least RP_MIN_BLOCK (32) bytes: the "small" blocks of 16 and 24 bytes,
+ * once freed, wait on a quick list, still marked in use, until a request
+ * of their size takes them or a free neighbour lets them merge.
  *
  * Invariants
  *   - RP_PINUSE of a block is set iff the block before it is in use (or it
  *     is the first block of its chunk).  RP_CINUSE is set iff it is in use
  *     or quick; RP_QUICK iff it is on a quick list.
- *   - No two free blocks are neighbours (frees coalesce at once).
+ *   - No two free blocks are neighbours (frees coalesce at once), and no
+ *     free block is smaller than RP_MIN_BLOCK.
  *   - The block just before the frontier is in use: a block freed there goes
  *     back to the frontier, with its free predecessor.
  *   - The tag (top 16 bits of head) is the owning reap's tag on every block.
@@ -61,21 +68,23 @@
 
 /* ---- blocks ------------------------------------------------------------- */
 
-#define RP_GRAIN 16u                /* alignment and size granule */
+#define RP_GRAIN 16u                /* the default grain; the width of an exact bin */
+#define RP_GRAIN_MIN 8u             /* the grain of reap_set_alignment(r, 8) */
 #define RP_HEADER 8u                /* bytes a block spends on its header */
-#define RP_MIN_BLOCK 32u            /* head + fd + bk + room for a footer */
+#define RP_MIN_SIZE 16u             /* head + 8 bytes of payload: an in-use block */
+#define RP_MIN_BLOCK 32u            /* head + fd + bk + room for a footer: a free one */
 #define RP_PINUSE ((size_t)1)       /* the previous block is in use */
 #define RP_CINUSE ((size_t)2)       /* this block is in use */
 #define RP_LARGE ((size_t)4)        /* a large object with its own base block */
-#define RP_FENCE ((size_t)8)        /* end of a retired chunk; never freed */
-#define RP_FLAGS ((size_t)15)
+#define RP_FLAGS ((size_t)7)        /* below the 8-byte grain */
+#define RP_FENCE (((size_t)1) << 46) /* end of a retired chunk; never freed */
 #define RP_QUICK (((size_t)1) << 47) /* on a quick list (freed, not coalesced) */
 #define RP_TAG_SHIFT 48
 #define RP_TAG_MASK (~(size_t)0 << RP_TAG_SHIFT)
-#define RP_SIZE_MASK ((((size_t)1) << 47) - 1 - RP_FLAGS)
-/* Requests at or above this can never be satisfied (sizes live in 48 bits);
+#define RP_SIZE_MASK ((((size_t)1) << 46) - 1 - RP_FLAGS)
+/* Requests at or above this can never be satisfied (sizes live in 46 bits);
  * checked first so the size arithmetic below cannot overflow. */
-#define RP_MAX_REQUEST ((((size_t)1) << 46))
+#define RP_MAX_REQUEST ((((size_t)1) << 45))
 
 typedef struct rp_block {
     size_t prev_foot;
@@ -84,7 +93,6 @@ typedef struct rp_block {
     struct rp_block *bk; /* free blocks only: previous in bin, NULL at head */
 } rp_block_t;
 
-static inline size_t rp_request2size(size_t n) { return reap_block_size(n); }
 static inline size_t rp_bsize(const rp_block_t *b) { return b->head & RP_SIZE_MASK; }
 static inline void *rp_b2mem(rp_block_t *b) { return (char *)b + 2 * sizeof(size_t); }
 static inline rp_block_t *rp_mem2b(const void *p)
@@ -130,7 +138,9 @@ RP_LIST(rp_large_list, rp_large_t, next, prev) /* from r->large */
  * ranged bins, four per power of two from 1 KiB up, in no order (leaheap.c
  * takes the best fit of a bin's first few).  bin[i] is NULL or the first block;
  * bit i of map is set iff bin[i] is not empty.  quick[i] is a LIFO list,
- * linked through fd, of quick blocks of size i*16. */
+ * linked through fd, of quick blocks of size i*16.  In a reap of 8-byte
+ * grain, exact bin i and quick[i] hold the sizes i*16 and i*16 + 8: a
+ * request of i*16 + 8 bytes looks past the blocks of i*16 there. */
 #define RP_NBINS 128
 #define RP_NSMALL 64
 #define RP_SMALL_LIMIT (RP_NSMALL * RP_GRAIN) /* 1024: first ranged size */
@@ -157,6 +167,7 @@ struct reap {
                           * tells reap_malloc_bump() both (rp_set_heap_empty) */
     uint64_t live_bytes; /* statistics: bytes of live blocks */
     uint64_t allocs;     /* statistics: allocations since creation */
+    size_t grain_mask;   /* the grain less one: 15, or 7 (reap_set_alignment) */
     bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
                         * (the bins may still hold retired chunks' tails,
                         * tried only before the reap takes a new chunk);
@@ -224,10 +235,17 @@ RP_SAME_FIELD(head_bits);
 RP_SAME_FIELD(live_bytes);
 RP_SAME_FIELD(allocs);
 RP_SAME_FIELD(inline_limit);
+RP_SAME_FIELD(grain_mask);
 #undef RP_SAME_FIELD
-_Static_assert(RP_GRAIN == REAP_ALIGNMENT && RP_HEADER == 8 && RP_MIN_BLOCK == 32 &&
+_Static_assert(RP_GRAIN == REAP_ALIGNMENT && RP_HEADER == 8 && RP_MIN_SIZE == 16 &&
                    offsetof(rp_block_t, head) == sizeof(size_t),
                "reap_block_size() and reap_frontier_bump() do not match the block format");
+
+/* The block a request of n bytes (n < RP_MAX_REQUEST) takes in r. */
+static inline size_t rp_request2size(const reap_t *r, size_t n)
+{
+    return reap_frontier_block_size((const reap_frontier_t *)(const void *)r, n);
+}
 
 /* rp_child_list_*: a reap's children, from r->children, under r->lock. */
 RP_LIST(rp_child_list, reap_t, next_sibling, prev_sibling)
@@ -351,7 +369,7 @@ static inline void rp_heap_update_empty(reap_t *r)
  * rest, which the caller files (bin, dv). */
 static inline rp_block_t *rp_split(reap_t *r, rp_block_t *b, size_t csz, size_t rem)
 {
-    RP_ASSERT(csz % RP_GRAIN == 0 && rem % RP_GRAIN == 0 && rem >= RP_MIN_BLOCK);
+    RP_ASSERT(((csz | rem) & r->grain_mask) == 0 && rem >= RP_MIN_BLOCK);
     size_t tag = (size_t)r->tag << RP_TAG_SHIFT;
     b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | tag;
     rp_block_t *rest = rp_at(b, csz);
@@ -368,12 +386,26 @@ static inline rp_block_t *rp_quick_pop(reap_t *r, size_t csz)
 {
     rp_block_t **q = &r->heap->quick[csz / RP_GRAIN], *b = *q;
     if (b) {
-        RP_ASSERT((b->head & RP_QUICK) && (b->head & RP_CINUSE) && rp_bsize(b) == csz);
+        size_t size = rp_bsize(b);
+        RP_ASSERT((b->head & RP_QUICK) && (b->head & RP_CINUSE) && size / RP_GRAIN == csz / RP_GRAIN);
+        if (size < csz) /* 8-byte grain: a block of csz - 8 */
+            return NULL;
         *q = b->fd;
         b->head &= ~RP_QUICK;
-        r->quick_bytes -= csz;
+        r->quick_bytes -= size;
     }
     return b;
+}
+
+/* Put b (in use, size bytes) on its quick list, still marked in use. */
+static inline void rp_quick_push(reap_t *r, rp_block_t *b, size_t size)
+{
+    rp_block_t **q = &r->heap->quick[size / RP_GRAIN];
+    b->head |= RP_QUICK;
+    b->fd = *q;
+    *q = b;
+    r->quick_bytes += size;
+    rp_set_heap_empty(r, false);
 }
 
 /* Does a bin hold a block of at least csz bytes (csz < RP_SMALL_LIMIT)?

@@ -97,12 +97,23 @@ static void take(reap_t *r, rp_block_t *b, size_t size, size_t csz)
     rp_heap_update_empty(r); /* the rest is reusable, as b was */
 }
 
+/* Each list is taken whole before its blocks are freed: a small block
+ * with no free neighbour goes back on it (rp_heap_free) and waits there.
+ * The largest sizes go first, so the small ones find more neighbours free. */
 void rp_heap_consolidate(reap_t *r)
 {
     rp_heap_t *h = r->heap;
-    for (unsigned i = 0; i < RP_NSMALL && r->quick_bytes; i++)
-        while (h->quick[i])
-            rp_heap_free(r, rp_quick_pop(r, i * RP_GRAIN));
+    for (unsigned i = RP_NSMALL; i-- > 0 && r->quick_bytes;) {
+        rp_block_t *b = h->quick[i];
+        h->quick[i] = NULL;
+        while (b) {
+            rp_block_t *next = b->fd;
+            b->head &= ~RP_QUICK;
+            r->quick_bytes -= rp_bsize(b);
+            rp_heap_free(r, b);
+            b = next;
+        }
+    }
 }
 
 /* Take csz bytes from dv: all of it when the rest would be too small. */
@@ -165,7 +176,9 @@ rp_block_t *rp_heap_alloc(reap_t *r, size_t csz)
         if (!h->bin[i] && r->dv_size >= csz)
             return take_dv(r, csz);
     }
-    rp_block_t *b = i < RP_NSMALL ? h->bin[i] : best_of(h->bin[i], csz, RP_FIT_SCAN);
+    /* an exact bin's blocks all fit, but for the i*16 ones of a request
+     * of i*16 + 8 (8-byte grain) */
+    rp_block_t *b = i < RP_NSMALL && csz % RP_GRAIN == 0 ? h->bin[i] : best_of(h->bin[i], csz, RP_FIT_SCAN);
     if (!b) {
         unsigned j = map_next(h, i + 1);
         if (j < RP_NBINS) /* every block of a larger bin fits: the smallest seen */
@@ -199,6 +212,17 @@ static void to_frontier(reap_t *r, rp_block_t *b)
 
 static void free_lost(reap_t *r);
 
+/* b (in use, size bytes) was freed while no bin table could be made (a
+ * limit): it waits on the lost list, marked as a quick block so that
+ * freeing it again is reported. */
+static void lose(reap_t *r, rp_block_t *b, size_t size)
+{
+    b->head |= RP_QUICK;
+    b->fd = r->lost;
+    r->lost = b;
+    r->lost_bytes += size;
+}
+
 void rp_heap_free(reap_t *r, rp_block_t *b)
 {
     size_t size = rp_bsize(b);
@@ -226,16 +250,21 @@ void rp_heap_free(reap_t *r, rp_block_t *b)
     }
     /* coalesced: no two free blocks are neighbours */
     RP_ASSERT((b->head & RP_PINUSE) && ((next->head & RP_CINUSE) || (char *)next == r->bump));
+    if (RP_UNLIKELY(size < RP_MIN_BLOCK)) { /* a small block, alone: no room for links */
+        b->head |= RP_CINUSE;
+        if (r->heap || rp_region_heap_ensure(r))
+            rp_quick_push(r, b, size);
+        else
+            lose(r, b, size);
+        return;
+    }
     if ((next->head & RP_FENCE) && (b->head & RP_PINUSE) && rp_region_try_release(r, b, size))
         return;
     if (RP_UNLIKELY(!r->heap) && !rp_region_heap_ensure(r)) {
         /* No memory for the bins (a limit): with no heap there were no free
-         * neighbours, so b is as it was.  It waits on the lost list, marked
-         * as a quick block so that freeing it again is reported. */
-        b->head |= RP_CINUSE | RP_QUICK;
-        b->fd = r->lost;
-        r->lost = b;
-        r->lost_bytes += size;
+         * neighbours, so b is as it was. */
+        b->head |= RP_CINUSE;
+        lose(r, b, size);
         return;
     }
     rp_set_heap_empty(r, false); /* something freed waits: allocation looks first */
@@ -299,9 +328,11 @@ static size_t check_chunk(const reap_t *r, const rp_chunk_t *c, size_t *quick_by
             check_fail(r, b, "RP_PINUSE out of step with the previous block");
         if (h & RP_FENCE)
             return free_bytes;
-        if (s < RP_MIN_BLOCK || s % RP_GRAIN)
+        if (s < RP_MIN_SIZE || (s & r->grain_mask))
             check_fail(r, b, "block of impossible size");
         if (!(h & RP_CINUSE)) {
+            if (s < RP_MIN_BLOCK)
+                check_fail(r, b, "free block too small for its links");
             if (!prev_inuse)
                 check_fail(r, b, "two free blocks side by side");
             if (rp_at(b, s)->prev_foot != s)
@@ -346,7 +377,7 @@ static void heap_check(const reap_t *r)
     if (r->heap)
         for (unsigned i = 0; i < RP_NSMALL; i++)
             for (rp_block_t *b = r->heap->quick[i]; b; b = b->fd) {
-                if (rp_bsize(b) != i * RP_GRAIN || !(b->head & RP_QUICK) || !(b->head & RP_CINUSE))
+                if (rp_bsize(b) / RP_GRAIN != i || !(b->head & RP_QUICK) || !(b->head & RP_CINUSE))
                     check_fail(r, b, "block on the wrong quick list");
                 quick_listed += rp_bsize(b);
             }

@@ -210,6 +210,7 @@ reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
     memset(r, 0, RP_REAP_SIZE + user);
     r->tag = next_tag();
     r->head_bits = RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
+    r->grain_mask = RP_GRAIN - 1;
     r->bump_max = rp_opt.large_threshold;
     /* annotating or tracing: every allocation must come into libreap */
     r->inline_open = RP_ANNOTATED() || rp_tracing() ? 0 : r->bump_max + 1;
@@ -239,6 +240,22 @@ void reap_trace_tag(reap_t *r, const char *tag)
 {
     if (RP_UNLIKELY(rp_tracing()) && r)
         rp_trace_tag(r, tag);
+}
+
+int reap_set_alignment(reap_t *r, size_t alignment)
+{
+    if (RP_UNLIKELY(r == NULL)) {
+        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_set_alignment", r, NULL);
+        return EINVAL;
+    }
+    /* Blocks already handed out keep the old grain, and the free code
+     * checks pointers against the new one. */
+    if ((alignment != RP_GRAIN_MIN && alignment != RP_GRAIN) || !rp_region_untouched(r))
+        return EINVAL;
+    r->grain_mask = alignment - 1;
+    if (RP_UNLIKELY(rp_tracing()))
+        rp_trace_align(r, alignment);
+    return 0;
 }
 
 void *reap_user_area(reap_t *r)

@@ -60,7 +60,7 @@ void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size)
  * block that nothing ever frees; it is not counted as live. */
 static void heap_create(reap_t *r)
 {
-    size_t csz = rp_request2size(sizeof(rp_heap_t));
+    size_t csz = rp_request2size(r, sizeof(rp_heap_t));
     rp_block_t *b = (rp_block_t *)r->bump;
     r->bump += csz;
     b->head = csz | r->head_bits;
@@ -161,7 +161,7 @@ static void give(reap_t *r, void *p, size_t size, bool chunk)
  * grows in small steps rather than failing far below it.  0 or ENOMEM. */
 static int new_chunk(reap_t *r, size_t csz)
 {
-    size_t need = sizeof(rp_chunk_t) + csz + rp_request2size(sizeof(rp_heap_t)) + RP_FENCE_ROOM;
+    size_t need = sizeof(rp_chunk_t) + csz + rp_request2size(r, sizeof(rp_heap_t)) + RP_FENCE_ROOM;
     size_t size = r->next_chunk_size;
     while (size < need)
         size *= 2;
@@ -190,7 +190,7 @@ static int new_chunk(reap_t *r, size_t csz)
 
 bool rp_region_heap_ensure(reap_t *r)
 {
-    size_t csz = rp_request2size(sizeof(rp_heap_t));
+    size_t csz = rp_request2size(r, sizeof(rp_heap_t));
     if (r->heap)
         return true;
     if (csz > (size_t)(r->bump_end - r->bump) && new_chunk(r, csz) != 0)
@@ -228,7 +228,7 @@ rp_block_t *rp_region_bump(reap_t *r, size_t csz)
     }
     rp_block_t *b = (rp_block_t *)r->bump;
     r->bump += csz;
-    RP_ASSERT(csz % RP_GRAIN == 0 && r->bump <= r->bump_end); /* the fence still fits */
+    RP_ASSERT((csz & r->grain_mask) == 0 && r->bump <= r->bump_end); /* the fence still fits */
     b->head = csz | r->head_bits;
     return b;
 }

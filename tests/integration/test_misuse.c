@@ -130,6 +130,23 @@ static void double_free_under_limit_case(void)
         child_fail("live_objects changed by the misuse");
 }
 
+/* A block of 16 bytes, freed between two in use, waits on its quick list
+ * (it has no room for a free block's links): freeing it again is caught
+ * there, in a reap of 8-byte alignment as the reap-backed APR makes. */
+static void double_free_small_case(void)
+{
+    reap_t *r = reap_create(NULL);
+    if (reap_set_alignment(r, 8) != 0)
+        child_fail("a new reap refused 8-byte alignment");
+    reap_malloc(r, 8);
+    void *p = reap_malloc(r, 8);
+    reap_malloc(r, 8);
+    reap_free(r, p);
+    say(r, p);
+    reap_free(r, p);
+    check_sound(r, 2);
+}
+
 static void other_reaps_pointer_case(void)
 {
     reap_t *other = reap_create(NULL);
@@ -172,6 +189,19 @@ static void libc_pointer_case(void)
 static void interior_pointer_case(void)
 {
     reap_t *r = reap_create(NULL);
+    char *obj = reap_calloc(r, 1, 200);
+    say(r, obj + 8);
+    reap_free(r, obj + 8);
+    check_sound(r, 1);
+}
+
+/* At 8-byte alignment, obj + 8 is as aligned as an object: the header
+ * check alone must catch it. */
+static void interior_pointer_grain8_case(void)
+{
+    reap_t *r = reap_create(NULL);
+    if (reap_set_alignment(r, 8) != 0)
+        child_fail("a new reap refused 8-byte alignment");
     char *obj = reap_calloc(r, 1, 200);
     say(r, obj + 8);
     reap_free(r, obj + 8);
@@ -252,10 +282,13 @@ static const struct misuse_case {
     {"double_free", double_free_case, "libreap: double free of %P (reap %R)"},
     {"double_free_merged", double_free_after_coalescing_case, "libreap: double free of %P (reap %R)"},
     {"double_free_limited", double_free_under_limit_case, "libreap: double free of %P (reap %R)"},
+    {"double_free_small", double_free_small_case, "libreap: double free of %P (reap %R)"},
     {"other_reap", other_reaps_pointer_case,
      "libreap: free of a pointer this reap did not hand out: %P (reap %R)"},
     {"libc_pointer", libc_pointer_case, "libreap: free of a pointer this reap did not hand out: %P (reap %R)"},
     {"interior_pointer", interior_pointer_case,
+     "libreap: free of a pointer this reap did not hand out: %P (reap %R)"},
+    {"interior_pointer_grain8", interior_pointer_grain8_case,
      "libreap: free of a pointer this reap did not hand out: %P (reap %R)"},
     {"null_free", null_reap_free_case, "libreap: NULL reap passed to reap_free (pointer %P)"},
     {"null_malloc", null_reap_malloc_case, "libreap: NULL reap passed to reap_malloc"},

@@ -7,9 +7,10 @@
  * byte or wrong copy shows.  Reaps nest three deep and are cleared and
  * destroyed along the way.  The model knows each object's block: for an
  * object below the large threshold the documented size rule gives it (an
- * 8-byte header, rounded up to 16, at least 32: reap.h, reap_stats_t), or
- * 16 bytes more when the free block it was cut from kept a rest too small
- * to be a block; a large object's own base block is learnt when it is made
+ * 8-byte header, rounded up to the reap's grain, 16 or 8, at least 16:
+ * reap.h, reap_stats_t), or up to 24 bytes more when the free block it was
+ * cut from kept a rest too small to be a block; the model runs at both
+ * grains.  A large object's own base block is learnt when it is made
  * (its bookkeeping and page rounding are not documented), within bounds.
  * Each operation must move the reap's live_bytes by exactly the model's
  * figure, and the model's object and byte counts must equal the reaps' own
@@ -44,6 +45,7 @@ typedef struct obj {
 
 typedef struct model {
     reap_t *reap[NREAPS]; /* reap[i+1] is a child of reap[i] */
+    size_t grain;         /* 16, or 8 for reaps of reap_set_alignment(r, 8) */
     obj_t obj[SLOTS];
     uint64_t rng;
     uint32_t next_id;
@@ -72,12 +74,13 @@ static void verify(const obj_t *o)
             fail_msg("object %u (%zu bytes) corrupted at byte %zu", o->id, o->n, i);
 }
 
-/* The block a request of n bytes takes below the large threshold: the
- * documented rule, written here rather than asked of reap_block_size(). */
-static size_t documented_block(size_t n)
+/* The block a request of n bytes takes below the large threshold in a
+ * reap of the given grain: the documented rule, written here rather than
+ * asked of reap_block_size(). */
+static size_t documented_block(size_t n, size_t grain)
 {
-    size_t s = (n + 8 + 15) / 16 * 16;
-    return s < 32 ? 32 : s;
+    size_t s = (n + 8 + grain - 1) / grain * grain;
+    return s < 16 ? 16 : s;
 }
 
 static uint64_t live_bytes(reap_t *r)
@@ -88,16 +91,17 @@ static uint64_t live_bytes(reap_t *r)
 }
 
 /* The block of object o (alignment a) counts `got` bytes in its reap's
- * live_bytes.  Below the large threshold: the rule, or 16 bytes more when
- * the free block it came from (or grew into) kept a rest too small to be a
- * block (blocks are at least 32).  A large object has a base block of its
- * own: more than the rule (its bookkeeping), at most a page (rounding) and
- * the alignment more.  Returns whether o counts as large. */
-static bool check_block(const obj_t *o, size_t a, uint64_t got)
+ * live_bytes.  Below the large threshold: the rule, or up to 24 bytes more
+ * (in steps of the grain) when the free block it came from (or grew into)
+ * kept a rest too small to be a free block (those are at least 32).  A
+ * large object has a base block of its own: more than the rule (its
+ * bookkeeping), at most a page (rounding) and the alignment more.  Returns
+ * whether o counts as large. */
+static bool check_block(const obj_t *o, size_t a, uint64_t got, size_t grain)
 {
-    size_t want = documented_block(o->n);
-    bool small_ok = got == want || got == want + 16;
-    bool large_ok = got > want + 16 && got <= want + a + PAGE + 64;
+    size_t want = documented_block(o->n, grain);
+    bool small_ok = got >= want && got - want < 32 && (got - want) % grain == 0;
+    bool large_ok = got >= want + 32 && got <= want + a + PAGE + 64;
     bool ok;
     if (o->n > LARGE_THRESHOLD)
         ok = large_ok;
@@ -114,6 +118,8 @@ static bool check_block(const obj_t *o, size_t a, uint64_t got)
 static size_t random_size(model_t *m)
 {
     uint32_t k = rnd(m) % 100;
+    if (k < 20)
+        return rnd(m) % 33; /* the smallest blocks: 16, 24 and 32 bytes */
     if (k < 70)
         return rnd(m) % 256;
     if (k < 95)
@@ -135,6 +141,8 @@ static void recreate_from(model_t *m, int i)
     for (int k = i; k < NREAPS; k++) {
         m->reap[k] = reap_create(k ? m->reap[k - 1] : NULL);
         assert_non_null(m->reap[k]);
+        if (m->grain != 16)
+            assert_int_equal(reap_set_alignment(m->reap[k], m->grain), 0);
     }
 }
 
@@ -165,22 +173,23 @@ static void step(model_t *m)
         o->id = ++m->next_id;
         reap_t *r = m->reap[o->reap];
         uint64_t before = live_bytes(r);
-        size_t a = 16;
+        size_t a = m->grain;
         if (op < 100) {
             o->p = reap_calloc(m->reap[o->reap], 1, o->n);
             for (size_t i = 0; i < o->n; i++)
                 assert_int_equal(o->p[i], 0);
         } else if (op < 150) {
-            a = (size_t)1 << (4 + rnd(m) % 9);
+            a = (size_t)1 << (3 + rnd(m) % 10);
             o->p = reap_aligned_alloc(m->reap[o->reap], a, o->n);
             assert_int_equal((uintptr_t)o->p % a, 0);
         } else {
             o->p = reap_malloc(m->reap[o->reap], o->n);
         }
         assert_non_null(o->p);
+        assert_int_equal((uintptr_t)o->p % m->grain, 0);
         assert_true(reap_usable_size(o->p) >= o->n);
         o->block = live_bytes(r) - before;
-        o->large = check_block(o, a, o->block);
+        o->large = check_block(o, a < m->grain ? m->grain : a, o->block, m->grain);
         fill(o);
         return;
     }
@@ -206,7 +215,7 @@ static void step(model_t *m)
         if (q == o->p && o->large)
             assert_int_equal(block, o->block); /* a large one kept in place */
         else /* moved (a new object) or resized in place: as if made now */
-            o->large = check_block(&now, 16, block);
+            o->large = check_block(&now, m->grain, block, m->grain);
         o->block = block;
         o->p = q;
         if (n < o->n)
@@ -236,10 +245,11 @@ static void check_counts(model_t *m)
     }
 }
 
-static void run_seed(uint64_t seed)
+static void run_seed(uint64_t seed, size_t grain)
 {
     static model_t m;
     memset(&m, 0, sizeof m);
+    m.grain = grain;
     m.rng = seed * 0x9E3779B97F4A7C15ull + 1;
     recreate_from(&m, 0);
     for (int i = 0; i < 300000; i++) {
@@ -251,10 +261,13 @@ static void run_seed(uint64_t seed)
     reap_destroy(m.reap[0]);
 }
 
-static void seed_1(void **state) { (void)state; run_seed(1); }
-static void seed_2(void **state) { (void)state; run_seed(2); }
-static void seed_3(void **state) { (void)state; run_seed(3); }
-static void seed_4(void **state) { (void)state; run_seed(20021002); }
+static void seed_1(void **state) { (void)state; run_seed(1, 16); }
+static void seed_2(void **state) { (void)state; run_seed(2, 16); }
+static void seed_3(void **state) { (void)state; run_seed(3, 16); }
+static void seed_4(void **state) { (void)state; run_seed(20021002, 16); }
+/* reaps of 8-byte grain, as the reap-backed APR makes them */
+static void grain8_seed_1(void **state) { (void)state; run_seed(1, 8); }
+static void grain8_seed_4(void **state) { (void)state; run_seed(20021002, 8); }
 
 int main(void)
 {
@@ -263,6 +276,8 @@ int main(void)
         cmocka_unit_test(seed_2),
         cmocka_unit_test(seed_3),
         cmocka_unit_test(seed_4),
+        cmocka_unit_test(grain8_seed_1),
+        cmocka_unit_test(grain8_seed_4),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,24 +16,28 @@
 #include "internal.h"
 
 /* The block a request of n bytes takes, as reap.h and internal.h document
- * it (8-byte header, rounded up to 16, at least 32): written here, not
- * asked of reap_block_size(), so a change to the rule fails these tests. */
-static size_t documented_block(size_t n)
-{
-    size_t s = (n + 8 + 15) / 16 * 16;
-    return s < 32 ? 32 : s;
-}
+ * it (8-byte header, rounded up to 16): written here, not asked of
+ * reap_block_size(), so a change to the rule fails these tests. */
+static size_t documented_block(size_t n) { return (n + 8 + 15) / 16 * 16; }
 
-/* reap_block_size() (reap.h, inlined into callers) follows the rule. */
+/* reap_block_size() (reap.h, inlined into callers) follows the rule, and
+ * so does the frontier's rule at either grain (at 8: rounded up to 8, at
+ * least 16). */
 static void block_size_follows_the_documented_rule(void **state)
 {
     (void)state;
-    static const size_t want[][2] = {
-        {0, 32}, {1, 32}, {8, 32}, {24, 32}, {25, 48}, {40, 48}, {50, 64},
-        {100, 112}, {1000, 1008}, {3000, 3008}, {4089, 4112},
+    static const size_t want[][3] = { /* request, block at 16, block at 8 */
+        {0, 16, 16}, {1, 16, 16}, {8, 16, 16}, {9, 32, 24}, {16, 32, 24},
+        {17, 32, 32}, {24, 32, 32}, {25, 48, 40}, {40, 48, 48}, {50, 64, 64},
+        {80, 96, 88}, {100, 112, 112}, {1000, 1008, 1008}, {3000, 3008, 3008},
+        {4089, 4112, 4104},
     };
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    reap_frontier_t f16 = {.grain_mask = 15}, f8 = {.grain_mask = 7};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         assert_int_equal(reap_block_size(want[i][0]), want[i][1]);
+        assert_int_equal(reap_frontier_block_size(&f16, want[i][0]), want[i][1]);
+        assert_int_equal(reap_frontier_block_size(&f8, want[i][0]), want[i][2]);
+    }
 }
 
 static void every_pointer_is_16_aligned_with_room(void **state)
@@ -58,9 +62,61 @@ static void header_costs_eight_bytes(void **state)
     reap_t *r = reap_create(NULL);
     char *a = reap_malloc(r, 24), *b = reap_malloc(r, 24);
     assert_int_equal(b - a, 32); /* 24 bytes + 8 of header */
-    char *c = reap_malloc(r, 40), *d = reap_malloc(r, 1);
+    char *c = reap_malloc(r, 40), *d = reap_malloc(r, 1), *e = reap_malloc(r, 1);
     assert_int_equal(d - c, 48);
-    assert_int_equal(reap_usable_size(d), 24);
+    assert_int_equal(e - d, 16); /* 8 bytes of payload and the header */
+    assert_int_equal(reap_usable_size(d), 8);
+    reap_destroy(r);
+}
+
+/* reap_set_alignment(r, 8): blocks round to 8, so pointers are 8-aligned
+ * and an object costs its request rounded to 8 and the header. */
+static size_t documented_block8(size_t n)
+{
+    size_t s = (n + 8 + 7) / 8 * 8;
+    return s < 16 ? 16 : s;
+}
+
+static void alignment_8_rounds_blocks_to_8(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    assert_int_equal(reap_set_alignment(r, 8), 0);
+    static const size_t req[] = {33, 15, 80, 1, 50, 24, 0, 9, 100, 3000};
+    char *prev = NULL;
+    size_t odd = 0;
+    for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
+        char *p = reap_malloc(r, req[i]);
+        assert_int_equal((uintptr_t)p % 8, 0);
+        odd += (uintptr_t)p % 16 != 0;
+        if (prev)
+            assert_int_equal(p - prev, documented_block8(req[i - 1]));
+        assert_int_equal(reap_usable_size(p), documented_block8(req[i]) - 8);
+        memset(p, 0x6b, req[i]);
+        prev = p;
+    }
+    assert_true(odd > 0); /* aligned to 8, not always to 16 */
+    char *q = reap_aligned_alloc(r, 16, 40);
+    assert_non_null(q);
+    assert_int_equal((uintptr_t)q % 16, 0);
+    reap_destroy(r);
+}
+
+/* Only a reap that has handed out nothing may change its alignment, and
+ * only to 8 or 16. */
+static void alignment_is_set_before_the_first_object(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    assert_int_equal(reap_set_alignment(r, 4), EINVAL);
+    assert_int_equal(reap_set_alignment(r, 32), EINVAL);
+    assert_int_equal(reap_set_alignment(r, 8), 0);
+    assert_non_null(reap_malloc(r, 10));
+    assert_int_equal(reap_set_alignment(r, 16), EINVAL);
+    reap_clear(r);
+    assert_int_equal(reap_set_alignment(r, 16), 0);
+    assert_int_equal((uintptr_t)reap_malloc(r, 1) % 16, 0);
+    assert_int_equal((uintptr_t)reap_malloc(r, 1) % 16, 0);
     reap_destroy(r);
 }
 
@@ -279,6 +335,8 @@ int main(void)
         cmocka_unit_test(block_size_follows_the_documented_rule),
         cmocka_unit_test(every_pointer_is_16_aligned_with_room),
         cmocka_unit_test(header_costs_eight_bytes),
+        cmocka_unit_test(alignment_8_rounds_blocks_to_8),
+        cmocka_unit_test(alignment_is_set_before_the_first_object),
         cmocka_unit_test(malloc_zero_gives_distinct_objects),
         cmocka_unit_test(impossible_sizes_return_null),
         cmocka_unit_test(calloc_zeroes_reused_memory),

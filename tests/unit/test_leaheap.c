@@ -31,14 +31,15 @@ static int with_quick_lists(void **state)
 static size_t block_of(const void *p) { return rp_bsize(rp_mem2b(p)); }
 
 /* Block sizes below are written out from the documented rule (internal.h:
- * a request of n bytes takes max(32, round16(n + 8)), 8 bytes of header),
- * not read back from the blocks, so a wrong size fails the test. */
+ * a request of n bytes takes round16(n + 8), 8 bytes of header, at the
+ * default grain), not read back from the blocks, so a wrong size fails
+ * the test. */
 
 /* A free away from the frontier makes the bins (carved at the frontier). */
 static void make_bins(reap_t *r)
 {
-    void *x = reap_malloc(r, 8);
-    reap_malloc(r, 8);
+    void *x = reap_malloc(r, 24); /* a block of 32: the least that is binned */
+    reap_malloc(r, 24);
     reap_free(r, x);
     assert_non_null(r->heap);
 }
@@ -261,6 +262,87 @@ static void quick_blocks_coalesce_before_a_new_chunk(void **state)
     reap_destroy(r);
 }
 
+/* Blocks of 16 and 24 bytes have no room for a free block's links: freed
+ * between blocks in use, one waits on its quick list, still marked in use,
+ * even with quick lists off and when it is the reap's first free (which
+ * makes the bins), and a coalescing pass leaves it there. */
+static void a_small_block_with_no_free_neighbour_waits_on_its_quick_list(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *a = reap_malloc(r, 8), *b = reap_malloc(r, 8), *c = reap_malloc(r, 8);
+    reap_malloc(r, 8); /* c is off the frontier */
+    assert_int_equal(b - a, 16);
+    reap_free(r, b);
+    assert_non_null(r->heap);
+    assert_true(rp_mem2b(b)->head & RP_QUICK);
+    assert_true(rp_mem2b(b)->head & RP_CINUSE);
+    assert_int_equal(r->quick_bytes, 16);
+    assert_int_equal(r->heap_free_bytes, 0);
+    rp_heap_check(r);
+    rp_heap_consolidate(r); /* nothing to join: it stays where it was */
+    assert_int_equal(r->quick_bytes, 16);
+    assert_true(rp_mem2b(b)->head & RP_QUICK);
+    rp_heap_check(r);
+    assert_ptr_equal(reap_malloc(r, 3), b);
+    assert_int_equal(r->quick_bytes, 0);
+    reap_free(r, c);
+    reap_free(r, a);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+/* A small block joins a free neighbour when the quick lists are
+ * coalesced (at once when quick lists are off), and the two make one
+ * free block. */
+static void a_small_block_joins_a_free_neighbour(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *x = reap_malloc(r, 100), *s = reap_malloc(r, 1), *y = reap_malloc(r, 100);
+    reap_malloc(r, 8);
+    reap_free(r, x); /* the first free: binned */
+    reap_free(r, s);
+    if (rp_opt.quick_limit) { /* it waits until the lists are coalesced */
+        assert_int_equal(r->quick_bytes, 16);
+        assert_int_equal(r->heap_free_bytes, 112);
+        rp_heap_consolidate(r);
+    }
+    assert_int_equal(r->quick_bytes, 0);
+    assert_int_equal(r->heap_free_bytes, 112 + 16);
+    rp_heap_check(r);
+    reap_free(r, y);
+    rp_heap_consolidate(r);
+    assert_int_equal(r->heap_free_bytes, 112 + 16 + 112);
+    assert_ptr_equal(reap_malloc(r, 100 + 16 + 112 - 8), x); /* one block again */
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+/* At the 8-byte grain a quick list holds two sizes (16i and 16i + 8): a
+ * request takes the block on top only when it fits. */
+static void a_quick_list_of_two_sizes_gives_only_what_fits(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    assert_int_equal(reap_set_alignment(r, 8), 0);
+    char *a = reap_malloc(r, 8); /* 16 */
+    reap_malloc(r, 100);
+    char *b = reap_malloc(r, 16); /* 24 */
+    reap_malloc(r, 100);
+    reap_free(r, b);
+    reap_free(r, a); /* on top of b, on the same list */
+    assert_int_equal(r->quick_bytes, 16 + 24);
+    char *n = reap_malloc(r, 16); /* 24 bytes: not a */
+    assert_ptr_not_equal(n, a);
+    assert_ptr_not_equal(n, b);
+    assert_ptr_equal(reap_malloc(r, 8), a);
+    assert_ptr_equal(reap_malloc(r, 16), b);
+    assert_int_equal(r->quick_bytes, 0);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
 /* A small request whose quick list is empty takes a free block only when
  * one fits; with nothing but smaller free blocks it comes from the
  * frontier, and they stay for the requests they fit. */
@@ -328,6 +410,11 @@ int main(void)
         cmocka_unit_test_setup(quick_blocks_are_reused_first_and_lifo, with_quick_lists),
         cmocka_unit_test_setup(a_request_the_frontier_cannot_take_coalesces_quick_blocks, with_quick_lists),
         cmocka_unit_test_setup(quick_blocks_coalesce_before_a_new_chunk, with_quick_lists),
+        cmocka_unit_test_setup(a_small_block_with_no_free_neighbour_waits_on_its_quick_list, immediate),
+        cmocka_unit_test_setup(a_small_block_with_no_free_neighbour_waits_on_its_quick_list, with_quick_lists),
+        cmocka_unit_test_setup(a_small_block_joins_a_free_neighbour, immediate),
+        cmocka_unit_test_setup(a_small_block_joins_a_free_neighbour, with_quick_lists),
+        cmocka_unit_test_setup(a_quick_list_of_two_sizes_gives_only_what_fits, with_quick_lists),
         cmocka_unit_test_setup(small_requests_take_a_fitting_block_or_bump, immediate),
         cmocka_unit_test_setup(a_reap_whose_frees_are_all_reused_bumps_again, with_quick_lists),
     };

@@ -35,7 +35,16 @@
 
 /* ---- region and reap: libreap ------------------------------------------------- */
 
-static void *reap_new(void *parent) { return reap_create(parent); }
+/* The reap-backed APR sets its reaps to 8-byte alignment: so do these. */
+static void *reap_new(void *parent, unsigned alignment)
+{
+    reap_t *r = reap_create(parent);
+    if (r && alignment && reap_set_alignment(r, alignment) != 0) {
+        reap_destroy(r);
+        return NULL;
+    }
+    return r;
+}
 static bool always(void *h, bool destroy) { return (void)h, (void)destroy, true; }
 static void lr_clear(void *h) { reap_clear(h); }
 static void lr_destroy(void *h) { reap_destroy(h); }
@@ -70,8 +79,9 @@ static const rt_backend_t reap = LIBREAP_BACKEND("reap", false, lr_free, lr_real
 /* ---- apr-pool: Debian's APR ------------------------------------------------------- */
 
 /* The region row replays stock APR's policy on libreap's blocks, which
- * carry an 8-byte header each and round to 16 bytes; APR's own pools
- * round to 8 and have no header.  This row is the real library: Debian's
+ * carry an 8-byte header each and round to the traced reap's alignment
+ * (8 in the reap-backed APR); APR's own pools round to 8 and have no
+ * header.  This row is the real library: Debian's
  * libapr-1.so.0 (not the reap-backed one, which exports apr_pfree),
  * loaded by path so that LD_LIBRARY_PATH cannot swap it.
  *
@@ -193,8 +203,9 @@ static bool apr_open(void)
     return true;
 }
 
-static void *apr_new(void *parent)
+static void *apr_new(void *parent, unsigned alignment)
 {
+    (void)alignment; /* APR's pools align to 8 anyway */
     if (!apr_spare) {
         size_t n = 4096 / sizeof(apr_reap_t);
         apr_reap_t *slab = rt_map(n * sizeof *slab);
@@ -270,7 +281,7 @@ static const rt_backend_t apr_pool = {
 /* The handle of every reap: not NULL, so the engine sees no failure. */
 static char glibc_reap;
 
-static void *glibc_new(void *parent) { return (void)parent, &glibc_reap; }
+static void *glibc_new(void *parent, unsigned alignment) { return (void)parent, (void)alignment, &glibc_reap; }
 static bool never(void *h, bool destroy) { return (void)h, (void)destroy, false; }
 static void nothing(void *h) { (void)h; }
 static void *glibc_alloc(void *h, size_t n) { return (void)h, malloc(n); }
@@ -315,9 +326,9 @@ static struct {
 
 static bool mi_open(void) { return mi_dl_open(&mi.api); }
 
-static void *mi_new(void *parent)
+static void *mi_new(void *parent, unsigned alignment)
 {
-    (void)parent;
+    (void)parent, (void)alignment;
     if (mi.nlive == mi.cap) {
         size_t cap = mi.cap ? 2 * mi.cap : 1024;
         void **live = realloc(mi.live, cap * sizeof *live); /* glibc's, not mimalloc's */
@@ -409,8 +420,9 @@ static bool je_open(void)
     return je.mallctl && je.mallocx && je.dallocx && je.rallocx;
 }
 
-static void *je_new(void *parent)
+static void *je_new(void *parent, unsigned alignment)
 {
+    (void)alignment;
     je_reap_t *r = calloc(1, sizeof *r); /* glibc's: not in jemalloc's figures */
     if (!r)
         return NULL;

@@ -93,7 +93,7 @@ static void destroy(engine_t *e, uint32_t r)
 
 static void create(engine_t *e, uint32_t r, uint32_t parent1)
 {
-    e->heap[r] = e->b->reap_new(parent1 ? e->heap[parent1 - 1] : NULL);
+    e->heap[r] = e->b->reap_new(parent1 ? e->heap[parent1 - 1] : NULL, e->tr->reap_align[r]);
     if (!e->heap[r])
         e->failed = true;
     e->first_obj[r] = NONE;

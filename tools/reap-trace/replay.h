@@ -22,8 +22,10 @@ typedef struct rt_backend {
     bool region;
     /* Load the allocator; false when it is not there (it is then left out). */
     bool (*open)(void);
-    /* A heap for a new reap; parent is the parent's heap or NULL. */
-    void *(*reap_new)(void *parent);
+    /* A heap for a new reap; parent is the parent's heap or NULL;
+     * alignment is what the traced reap was set to (reap_set_alignment),
+     * 0 for the default: libreap's rows follow it, the others need not. */
+    void *(*reap_new)(void *parent, unsigned alignment);
     /* true when a clear (or destroy) of h releases its objects by itself;
      * otherwise the engine frees each one first. */
     bool (*bulk)(void *h, bool destroy);

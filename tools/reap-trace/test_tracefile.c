@@ -47,8 +47,8 @@ static void test_varints(void **state)
     assert_int_equal(rp_zigzag(-1), 1); /* small magnitudes stay small */
 }
 
-/* Record: parent p (tagged "parent"), child c; three objects, a free, a
- * realloc, a clear of p (which takes c), a destroy of p. */
+/* Record: parent p (tagged "parent"), child c (8-byte alignment); three
+ * objects, a free, a realloc, a clear of p (which takes c), a destroy of p. */
 static void test_record_read_back(void **state)
 {
     (void)state;
@@ -56,6 +56,7 @@ static void test_record_read_back(void **state)
     assert_non_null(p);
     assert_non_null(c);
     reap_trace_tag(p, "parent");
+    assert_int_equal(reap_set_alignment(c, 8), 0);
     void *a = reap_malloc(p, 100), *b = reap_malloc(c, 200), *d = reap_malloc(p, 50);
     reap_free(p, a);
     void *e = reap_realloc(p, d, 5000);
@@ -89,6 +90,8 @@ static void test_record_read_back(void **state)
     assert_int_equal(tr.reap_id[rp], (uint64_t)(uintptr_t)p);
     assert_string_equal(tr.reap_tag[rp], "parent");
     assert_null(tr.reap_tag[rc]);
+    assert_int_equal(tr.reap_align[rp], 0);
+    assert_int_equal(tr.reap_align[rc], 8);
     rt_free(&tr);
     unlink(path);
 }
@@ -237,6 +240,41 @@ static void test_bad_input(void **state)
     assert_int_equal(load(&b, b.len, &tr, err), -1);
     assert_non_null(strstr(err, "not allocated"));
     assert_non_null(strstr(err, "0x1230"));
+
+    /* an alignment libreap would refuse: 12, or set after an object */
+    const uint64_t bad_align[][2] = {{12, 0}, {8, 1}};
+    for (size_t i = 0; i < 2; i++) {
+        b = (builder_t){0};
+        header(&b);
+        ev_kind(&b, RP_TRACE_CREATE);
+        ev_ptr(&b, 0xA000);
+        ev_ptr(&b, 0);
+        if (bad_align[i][1])
+            alloc_ev(&b, 0xA000, 10, 0xA100);
+        ev_kind(&b, RP_TRACE_ALIGN);
+        ev_ptr(&b, 0xA000);
+        ev_u(&b, bad_align[i][0]);
+        block(&b);
+        assert_int_equal(load(&b, b.len, &tr, err), -1);
+        assert_non_null(strstr(err, "alignment"));
+    }
+}
+
+/* A trace of version 1 (no ALIGN) still reads; a later version does not. */
+static void test_versions(void **state)
+{
+    (void)state;
+    builder_t b = {0};
+    rt_trace_t tr;
+    char err[256];
+    four_calls(&b);
+    b.buf[8] = 1;
+    assert_int_equal(load(&b, b.len, &tr, err), 0);
+    assert_int_equal(tr.reap_align[tr.ops[0].reap], 0);
+    rt_free(&tr);
+    b.buf[8] = RP_TRACE_VERSION + 1;
+    assert_int_equal(load(&b, b.len, &tr, err), -1);
+    assert_non_null(strstr(err, "format version"));
 }
 
 int main(void)
@@ -249,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_record_read_back),
         cmocka_unit_test(test_drag_by_hand),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_versions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,6 +127,8 @@ static bool fields(cursor_t *k, raw_t *e)
         k->p += n;
         return true;
     }
+    case RP_TRACE_ALIGN:
+        return get_ptr(k, &e->r) && get(k, &e->size);
     }
     return false;
 }
@@ -436,6 +438,14 @@ static int model_event(model_t *m, const raw_t *e)
         free(m->tr->reap_tag[r]);
         m->tr->reap_tag[r] = strndup((const char *)e->tag, e->taglen);
         return 0;
+    case RP_TRACE_ALIGN:
+        if (reap_slot(m, e, e->r, &r) < 0)
+            return -1;
+        if (r == 0 || (e->size != 8 && e->size != 16) || m->first_obj[r] != NONE)
+            return fail(m->c, e->off, "alignment %llu of reap 0x%llx (8 or 16, before its first object)",
+                        (unsigned long long)e->size, (unsigned long long)e->r);
+        m->tr->reap_align[r] = (uint8_t)e->size;
+        return 0;
     }
     return fail(m->c, e->off, "unknown event kind %u", e->kind);
 }
@@ -458,6 +468,7 @@ static int model_arrays(model_t *m, size_t n)
     tr->reap_parent = rt_map(cap * sizeof *tr->reap_parent);
     tr->reap_id = rt_map(cap * sizeof *tr->reap_id);
     tr->reap_tag = calloc(cap, sizeof *tr->reap_tag);
+    tr->reap_align = rt_map(cap);
     m->obj_addr = rt_map(cap * sizeof(uint64_t));
     m->reap_addr = rt_map(cap * sizeof(uint64_t));
     uint32_t **u32[] = {&m->obj_next,          &m->obj_prev,       &m->obj_reap,      &m->first_obj,
@@ -467,7 +478,7 @@ static int model_arrays(model_t *m, size_t n)
             return -1;
     m->objs = (amap_t){rt_map(h * 8), rt_map(h * 4), h - 1};
     m->reaps = (amap_t){rt_map(h * 8), rt_map(h * 4), h - 1};
-    return tr->ops && tr->obj_size && tr->reap_parent && tr->reap_id && tr->reap_tag && m->obj_addr && m->reap_addr &&
+    return tr->ops && tr->obj_size && tr->reap_parent && tr->reap_id && tr->reap_tag && tr->reap_align && m->obj_addr && m->reap_addr &&
                    m->objs.key && m->objs.val && m->reaps.key && m->reaps.val
                ? 0
                : -1;
@@ -496,8 +507,9 @@ static int load(ctx_t *c, const uint8_t *data, size_t size, rt_trace_t *tr)
         return fail(c, 0, "not a reap trace (no \"%s\" magic)", RP_TRACE_MAGIC);
     if (!get(&k, &version) || !get(&k, &flags) || !get(&k, &pid))
         return fail(c, 8, "truncated header");
-    if (version != RP_TRACE_VERSION)
-        return fail(c, 8, "format version %llu, this tool reads %d", (unsigned long long)version, RP_TRACE_VERSION);
+    if (version < 1 || version > RP_TRACE_VERSION) /* 1 is 2 without ALIGN */
+        return fail(c, 8, "format version %llu, this tool reads 1 to %d", (unsigned long long)version,
+                    RP_TRACE_VERSION);
     tr->forked = flags & RP_TRACE_FORKED;
     decoded_t *d = calloc(1, sizeof *d);
     if (!d)
@@ -566,5 +578,6 @@ void rt_free(rt_trace_t *tr)
     rt_unmap(tr->obj_size, tr->cap * sizeof *tr->obj_size);
     rt_unmap(tr->reap_parent, tr->cap * sizeof *tr->reap_parent);
     rt_unmap(tr->reap_id, tr->cap * sizeof *tr->reap_id);
+    rt_unmap(tr->reap_align, tr->cap);
     memset(tr, 0, sizeof *tr);
 }

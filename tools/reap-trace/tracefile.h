@@ -50,6 +50,7 @@ typedef struct rt_trace {
     uint32_t *reap_parent; /* nreaps: parent + 1, 0 for a top-level reap */
     uint64_t *reap_id;     /* nreaps: its address in the traced process */
     char **reap_tag;       /* nreaps: the last tag given, or NULL */
+    uint8_t *reap_align;   /* nreaps: its reap_set_alignment(), 0 for none */
     uint64_t skipped;      /* a fork child's events about its parent's memory */
     bool forked;
     size_t cap;            /* slots mapped for each array */

@@ -340,6 +340,13 @@ void rp_trace_tag(const void *r, const char *tag)
     commit(b, q + n);
 }
 
+void rp_trace_align(const void *r, size_t alignment)
+{
+    tbuf_t *b = begin();
+    if (b)
+        commit(b, rp_varint_put(put_ptr(b, event(b, RP_TRACE_ALIGN), r), alignment));
+}
+
 /* ---- start, fork, exit --------------------------------------------------------- */
 
 void rp_trace_flush_all(void)
