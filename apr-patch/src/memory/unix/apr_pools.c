@@ -79,8 +79,8 @@
 
 #include "reap.h"
 
-#if !defined(REAP_FRONTIER_VERSION) || REAP_FRONTIER_VERSION != 2
-#error "this APR needs libreap's reap.h with reap_malloc_bump() (REAP_FRONTIER_VERSION 2)"
+#if !defined(REAP_FRONTIER_VERSION) || REAP_FRONTIER_VERSION != 3
+#error "this APR needs libreap's reap.h with reap_set_alignment() (REAP_FRONTIER_VERSION 3)"
 #endif
 
 #ifndef REAP_HAS_CHUNK_SOURCE
@@ -1217,6 +1217,12 @@ static apr_pool_t *pool_make(apr_pool_t *parent,
     if ((reap = reap_create_from(parent ? parent->reap : NULL, &options,
                                  &allocator->chunks)) == NULL)
         return NULL;
+
+    /* APR's pools promise 8-byte alignment (APR_ALIGN_DEFAULT), so a
+     * block need not round to 16: an object costs its header and no more
+     * than apr_palloc() of stock APR rounds it to.  A new reap accepts it.
+     */
+    (void)reap_set_alignment(reap, 8);
 
     pool = reap_user_area(reap);
     pool->parent = parent;
