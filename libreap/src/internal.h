@@ -378,8 +378,10 @@ static inline rp_block_t *rp_split(reap_t *r, rp_block_t *b, size_t csz, size_t 
     return rest;
 }
 
-/* Pop a quick block of csz bytes (csz < RP_SMALL_LIMIT), marked in use
- * again; NULL when that list is empty.  It leaves heap_empty false even
+/* Pop a quick block of csz bytes (csz < RP_SMALL_LIMIT; at the 8-byte
+ * grain it may be csz + 8: the caller counts rp_bsize()), marked in use
+ * again; NULL when the block on top of the list is too small or there is
+ * none.  It leaves heap_empty false even
  * when this was the last block waiting: reap_malloc's next trip past the
  * bump sets it (malloc_after_bump), and the pop stays a few stores. */
 static inline rp_block_t *rp_quick_pop(reap_t *r, size_t csz)
