@@ -33,6 +33,12 @@
 #define FREE_FOREIGN "free of a pointer this reap did not hand out:"
 #define REALLOC_FOREIGN "realloc of a pointer this reap did not hand out:"
 
+/* p is aligned as r's objects are: else it cannot be one of them. */
+static inline bool aligned_in(const reap_t *r, const void *p)
+{
+    return ((uintptr_t)p & r->grain_mask) == 0;
+}
+
 /* r is a reap; otherwise the misuse is reported (the caller returns when
  * rp_misuse does). */
 static inline bool reap_given(reap_t *r, const void *p, const char *what)
@@ -50,7 +56,7 @@ static rp_block_t *checked_block(reap_t *r, void *p, bool realloc)
 {
     rp_block_t *b = rp_mem2b(p);
     const char *foreign = realloc ? REALLOC_FOREIGN : FREE_FOREIGN;
-    size_t h = ((uintptr_t)p & r->grain_mask) == 0 ? b->head : RP_FENCE; /* misaligned: foreign */
+    size_t h = aligned_in(r, p) ? b->head : RP_FENCE; /* misaligned: foreign */
     if (RP_UNLIKELY((h >> RP_TAG_SHIFT) != r->tag || (h & RP_FENCE))) {
         rp_misuse(REAP_MISUSE_FOREIGN, foreign, r, p);
         return NULL;
@@ -310,7 +316,7 @@ static inline void free_plain(reap_t *r, void *p)
     size_t h = rp_mem2b(p)->head;
     const size_t checked = RP_TAG_MASK | RP_CINUSE | RP_QUICK | RP_LARGE | RP_FENCE;
     if (RP_LIKELY((h & checked) == (r->head_bits & (RP_TAG_MASK | RP_CINUSE)) &&
-                  ((uintptr_t)p & r->grain_mask) == 0 && !config_debug))
+                  aligned_in(r, p) && !config_debug))
         free_block(r, rp_mem2b(p), h);
     else
         free_slow(r, p);
@@ -498,7 +504,7 @@ static void ann_free(reap_t *r, void *p)
 {
     rp_ann_quiet_begin();
     size_t h = rp_mem2b(p)->head;
-    bool live = ((uintptr_t)p & r->grain_mask) == 0 && (h >> RP_TAG_SHIFT) == r->tag &&
+    bool live = aligned_in(r, p) && (h >> RP_TAG_SHIFT) == r->tag &&
                 (h & (RP_CINUSE | RP_QUICK | RP_FENCE)) == RP_CINUSE;
     size_t span = live ? block_usable(rp_mem2b(p)) : 0;
     rp_ann_quiet_end();

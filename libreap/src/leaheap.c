@@ -252,7 +252,7 @@ void rp_heap_free(reap_t *r, rp_block_t *b)
     RP_ASSERT((b->head & RP_PINUSE) && ((next->head & RP_CINUSE) || (char *)next == r->bump));
     if (RP_UNLIKELY(size < RP_MIN_BLOCK)) { /* a small block, alone: no room for links */
         b->head |= RP_CINUSE;
-        if (r->heap || rp_region_heap_ensure(r))
+        if (rp_region_heap_ensure(r))
             rp_quick_push(r, b, size);
         else
             lose(r, b, size);
