@@ -16,12 +16,14 @@
  * allocators of the connection pools the MPM recycled (the reap-backed
  * APR's hook, reap_base_on_trim()), the heaps' and the global heap's empty
  * superblocks and the large-object cache go back to the OS (their pages,
- * with madvise).  A busy child is never touched, and an
- * idle one pays one trim per burst.
+ * with madvise), and so do the caches of the threads waiting for work
+ * (parked in apr_thread_cond_wait): their blocks, and the caches
+ * themselves, which a thread makes again when it next allocates.  A busy
+ * child is never touched, and an idle one pays one trim per burst.
  *
- * What it cannot reach: blocks that the worker threads' own caches hold
- * (only their owner may touch them) and free blocks inside superblocks that
- * still hold live ones.
+ * What it cannot reach: the cache of a thread that is not waiting (one
+ * busy with a long request) and free blocks inside superblocks that still
+ * hold live ones, beyond their pages with nothing in them.
  */
 #include "httpd.h"
 #include "http_log.h"

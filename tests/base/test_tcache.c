@@ -12,8 +12,11 @@
  * of never-used blocks is kept as the bin's range and given back whole
  * when the thread exits (to its superblock's owner, whichever heap that
  * is by then), and a bin's run breaks and starts again as
- * rp_hd_bin_push says; and a trim from another thread flushes the cache
- * of a thread that waits parked (rp_hd_thread_park), and no other.
+ * rp_hd_bin_push says; and a trim from another thread flushes and
+ * releases the cache of a thread that waits parked (rp_hd_thread_park),
+ * and no other, and gives back the pages no live thread's cache lies on:
+ * the thread, waking (or parking again, or exiting while parked), gives
+ * the released cache up and goes on with a new one.
  */
 #include <pthread.h>
 #include <sched.h>
@@ -24,6 +27,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <cmocka.h>
 
@@ -457,17 +461,24 @@ static void test_run_breaks_and_restarts(void **state)
     assert_int_equal(bin.count, RP_HD_RUN_LONG + 1);
 }
 
-/* ---- parked threads: a trim from another thread flushes their caches ---- */
+/* ---- parked threads: a trim from another thread takes their caches ---- */
 
 typedef struct parker {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     int stage;           /* 1: cache filled (and parked if park), 2: go on */
     bool park;
+    bool exit_parked;    /* return without unparking (a thread cancelled in its wait) */
+    bool park_again;     /* park a second time before unparking */
+    rp_hd_tcache_t *tc;  /* its cache before the wait */
     size_t cached;       /* blocks on the thread's lists when it stopped */
-    size_t after;        /* blocks on its lists once it went on */
+    bool kept;           /* rp_hd_tls was still tc after the wait */
+    size_t after;        /* blocks on its lists once it went on (if kept) */
     bool ok;             /* blocks allocated after waking were usable */
+    bool rebound;        /* after waking, it had a real cache of its own again */
 } parker_t;
+
+#define PARKER_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false, false, NULL, 0, false, 0, false, false}
 
 static size_t cached_blocks(const rp_hd_tcache_t *tc)
 {
@@ -487,6 +498,7 @@ static void *parker_main(void *arg)
         rp_hoard_free(p[i]); /* into this thread's 256-byte bin */
     rp_hd_tcache_t *tc = rp_hd_tls;
     pthread_mutex_lock(&pk->lock);
+    pk->tc = tc;
     pk->cached = cached_blocks(tc);
     if (pk->park)
         rp_hd_thread_park();
@@ -495,50 +507,167 @@ static void *parker_main(void *arg)
     while (pk->stage != 2)
         pthread_cond_wait(&pk->cond, &pk->lock);
     pthread_mutex_unlock(&pk->lock);
+    if (pk->exit_parked)
+        return NULL; /* the exit destructor finds the cache parked or released */
+    if (pk->park_again)
+        rp_hd_thread_park();
     if (pk->park)
         rp_hd_thread_unpark();
-    pk->after = cached_blocks(tc);
+    pk->kept = rp_hd_tls == tc;
+    if (pk->kept) /* a released cache is not the thread's to read any more */
+        pk->after = cached_blocks(tc);
     pk->ok = true;
     for (int i = 0; i < 32; i++) {
         p[i] = rp_hoard_malloc(256);
         pk->ok = pk->ok && p[i] != NULL && rp_hd_hdr(p[i])->magic == RP_HD_SB_MAGIC;
         memset(p[i], 0x5a, 256);
     }
+    pk->rebound = rp_hd_tls != &rp_hd_none && rp_hd_tls->heap != NULL && rp_hd_tls->bin[0].cap > 0;
     for (int i = 0; i < 32; i++)
         rp_hoard_free(p[i]);
     return NULL;
+}
+
+static void parker_start(parker_t *pk, pthread_t *t)
+{
+    assert_int_equal(pthread_create(t, NULL, parker_main, pk), 0);
+    pthread_mutex_lock(&pk->lock);
+    while (pk->stage != 1)
+        pthread_cond_wait(&pk->cond, &pk->lock);
+    pthread_mutex_unlock(&pk->lock);
+}
+
+static void parker_finish(parker_t *pk, pthread_t t)
+{
+    pthread_mutex_lock(&pk->lock);
+    pk->stage = 2;
+    pthread_cond_broadcast(&pk->cond);
+    pthread_mutex_unlock(&pk->lock);
+    assert_int_equal(pthread_join(t, NULL), 0);
 }
 
 /* Runs a thread that fills its cache and waits, parked or not; trims
  * meanwhile from this thread; returns what the thread saw. */
 static parker_t run_parker(bool park)
 {
-    parker_t pk = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, park, 0, 0, false};
+    parker_t pk = PARKER_INIT;
+    pk.park = park;
     pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, parker_main, &pk), 0);
-    pthread_mutex_lock(&pk.lock);
-    while (pk.stage != 1)
-        pthread_cond_wait(&pk.cond, &pk.lock);
-    pthread_mutex_unlock(&pk.lock);
+    parker_start(&pk, &t);
     rp_hoard_trim();
-    pthread_mutex_lock(&pk.lock);
-    pk.stage = 2;
-    pthread_cond_broadcast(&pk.cond);
-    pthread_mutex_unlock(&pk.lock);
-    assert_int_equal(pthread_join(t, NULL), 0);
+    parker_finish(&pk, t);
     return pk;
 }
 
-static void test_trim_flushes_parked(void **state)
+/* The parked thread's cache is flushed and taken from it: it wakes with
+ * no cache and makes a new one at its next malloc.  A thread that waits
+ * without parking keeps its cache untouched. */
+static void test_trim_releases_parked(void **state)
 {
     (void)state;
     parker_t parked = run_parker(true), busy = run_parker(false);
     assert_true(parked.cached >= 8);
-    assert_int_equal(parked.after, 0);   /* the trim flushed it */
+    assert_false(parked.kept);
     assert_true(parked.ok);
+    assert_true(parked.rebound);
     assert_true(busy.cached >= 8);
+    assert_true(busy.kept);
     assert_int_equal(busy.after, busy.cached); /* not parked: left alone */
     assert_true(busy.ok);
+}
+
+/* Whether the page holding p is resident. */
+static bool resident(const void *p)
+{
+    size_t page = rp_hd_os_page();
+    unsigned char v = 0;
+    void *base = (void *)((uintptr_t)p & ~(uintptr_t)(page - 1));
+    assert_int_equal(mincore(base, page, &v), 0);
+    return v & 1;
+}
+
+/* Many parked threads: the trim releases every one of their caches and
+ * gives their pages back, all but those shared with a cache still in use
+ * (this thread's, the busy one's); when the threads wake, each gives its
+ * old cache up and works with a new one, and the slots are free again. */
+#define NPARKED 48
+
+static void test_released_pages_given_back(void **state)
+{
+    (void)state;
+    rp_hoard_free(rp_hoard_malloc(64)); /* this thread's cache: owned throughout */
+    rp_hd_tcache_census_t before, trimmed, after;
+    rp_hd_tcache_census(&before);
+    static parker_t pk[NPARKED];
+    pthread_t t[NPARKED];
+    for (int i = 0; i < NPARKED; i++) {
+        pk[i] = (parker_t)PARKER_INIT;
+        pk[i].park = true;
+        parker_start(&pk[i], &t[i]);
+    }
+    rp_hoard_trim();
+    rp_hd_tcache_census(&trimmed);
+    assert_int_equal(trimmed.released, before.released + NPARKED);
+    assert_int_equal(trimmed.owned, before.owned);
+    /* Every cache page is resident or given back, and a cache lies on at
+     * most two pages another cache shares; NPARKED caches of about 3 KiB
+     * side by side cover NPARKED * 3 / 4 pages, most of them whole. */
+    size_t bytes = rp_hd_tcache_bytes(), page = rp_hd_os_page();
+    assert_true(trimmed.purged >= (NPARKED * bytes / page - 2 * 3) * page);
+    size_t gone = 0;
+    for (int i = 0; i < NPARKED; i++)
+        gone += !resident((char *)pk[i].tc + bytes / 2);
+    assert_true(gone >= NPARKED / 2);
+    for (int i = 0; i < NPARKED; i++)
+        parker_finish(&pk[i], t[i]);
+    for (int i = 0; i < NPARKED; i++) {
+        assert_false(pk[i].kept);
+        assert_true(pk[i].ok);
+        assert_true(pk[i].rebound);
+    }
+    rp_hd_tcache_census(&after);
+    assert_int_equal(after.released, before.released);
+    assert_int_equal(after.owned, before.owned);
+    assert_true(after.free >= NPARKED);
+}
+
+/* A thread that ends while parked (cancelled in its wait): its exit gives
+ * up the cache a trim released, and flushes nothing twice; one that ends
+ * parked with no trim takes its cache back and flushes it as usual. */
+static void test_exit_while_parked(void **state)
+{
+    (void)state;
+    rp_hd_tcache_census_t before, after;
+    rp_hd_tcache_census(&before);
+    parker_t released = PARKER_INIT, still = PARKER_INIT;
+    released.park = released.exit_parked = true;
+    still.park = still.exit_parked = true;
+    pthread_t a, b;
+    parker_start(&released, &a);
+    rp_hoard_trim();
+    parker_start(&still, &b);
+    parker_finish(&released, a);
+    parker_finish(&still, b);
+    rp_hd_tcache_census(&after);
+    assert_int_equal(after.released, before.released); /* the released one was given up */
+    assert_int_equal(after.owned, before.owned);       /* the other one freed */
+}
+
+/* A second park without an unpark between (reap_base_wait_begin twice)
+ * finds the cache released by a trim and gives it up; the thread goes on
+ * with a new one. */
+static void test_park_twice(void **state)
+{
+    (void)state;
+    parker_t pk = PARKER_INIT;
+    pk.park = pk.park_again = true;
+    pthread_t t;
+    parker_start(&pk, &t);
+    rp_hoard_trim();
+    parker_finish(&pk, t);
+    assert_false(pk.kept);
+    assert_true(pk.ok);
+    assert_true(pk.rebound);
 }
 
 int main(void)
@@ -554,7 +683,10 @@ int main(void)
         cmocka_unit_test(test_range_given_back),
         cmocka_unit_test(test_range_of_another_heap),
         cmocka_unit_test(test_run_breaks_and_restarts),
-        cmocka_unit_test(test_trim_flushes_parked),
+        cmocka_unit_test(test_trim_releases_parked),
+        cmocka_unit_test(test_released_pages_given_back),
+        cmocka_unit_test(test_exit_while_parked),
+        cmocka_unit_test(test_park_twice),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

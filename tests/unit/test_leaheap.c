@@ -104,7 +104,7 @@ static void free_next_to_frontier_goes_back(void **state)
     reap_free(r, early);
     assert_non_null(r->heap);
     reap_malloc(r, 40); /* takes early's block back */
-    char *a = reap_malloc(r, 40);
+    reap_malloc(r, 40); /* in use: b's predecessor stays in use */
     char *b = reap_malloc(r, 40);
     char *frontier = r->bump;
     reap_free(r, b);
@@ -114,7 +114,7 @@ static void free_next_to_frontier_goes_back(void **state)
     /* a free predecessor goes back to the frontier with it */
     char *c = reap_malloc(r, 40);
     reap_free(r, b);
-    assert_int_equal(r->heap_free_bytes, 48); /* a's block: round16(40 + 8) */
+    assert_int_equal(r->heap_free_bytes, 48); /* b's block: round16(40 + 8) */
     reap_free(r, c);
     assert_ptr_equal(r->bump, (char *)rp_mem2b(b));
     assert_int_equal(r->heap_free_bytes, 0);

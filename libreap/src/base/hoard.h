@@ -555,9 +555,8 @@ static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
  * the others end after bin[rp_hd_sc.n - 1] (rp_hd_tcache_bytes). */
 typedef struct rp_hd_tcache {
     rp_hd_heap_t *heap;           /* the heap this thread allocates from */
-    struct rp_hd_tcache *next;    /* in the pool of idle caches */
     struct rp_hd_tcache *live_prev, *live_next; /* caches of live threads (pool lock) */
-    _Atomic uint32_t park;        /* RP_HD_RUNNING, _PARKED or _FLUSHING (tcache.c) */
+    _Atomic uint32_t park;        /* RP_HD_RUNNING, _PARKED, _FLUSHING or _RELEASED */
     uint32_t trim_gen;            /* the last trim that flushed it while parked */
     void *outbox;                 /* blocks of other heaps' superblocks, linked */
     size_t outbox_bytes;          /* <= rp_hd_opt.outbox_bytes */
@@ -583,15 +582,28 @@ extern __thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL;
 extern rp_hd_tcache_t rp_hd_none;
 
 /* A thread that waits for work (rp_hd_thread_park .. _unpark) lets a trim
- * in another thread flush its cache: the trim moves the cache from PARKED
- * to FLUSHING, and the owner, waking, waits for it to be PARKED again
- * before it takes it back (RUNNING).  Nothing on malloc's or free's paths
+ * in another thread take its cache: the trim moves the cache from PARKED
+ * to FLUSHING, flushes it, and leaves it RELEASED, no longer the thread's
+ * (its pages may go back to the OS).  The owner, waking, waits while it is
+ * FLUSHING, takes it back (RUNNING) if it is still PARKED, and otherwise
+ * gives it up and gets a new cache at its next allocation.  RELEASED is 0,
+ * what a page given back reads as.  Nothing on malloc's or free's paths
  * looks at it. */
-enum { RP_HD_RUNNING = 0, RP_HD_PARKED = 1, RP_HD_FLUSHING = 2 };
+enum { RP_HD_RELEASED = 0, RP_HD_RUNNING = 1, RP_HD_PARKED = 2, RP_HD_FLUSHING = 3 };
 void rp_hd_thread_park(void);
 void rp_hd_thread_unpark(void);
-/* Flushes the cache of every parked thread (rp_hoard_trim). */
+/* Flushes the cache of every parked thread and releases it, then gives
+ * back the pages that hold no live thread's cache (rp_hoard_trim). */
 void rp_hd_tcache_flush_parked(void);
+
+/* Thread caches by state, for tests and statistics (the pool lock). */
+typedef struct rp_hd_tcache_census {
+    size_t owned;    /* caches of live threads */
+    size_t released; /* taken from their parked threads by a trim */
+    size_t free;     /* for the next thread */
+    size_t purged;   /* bytes of cache pages given back to the OS now */
+} rp_hd_tcache_census_t;
+void rp_hd_tcache_census(rp_hd_tcache_census_t *out);
 
 /* Returns the calling thread's cache, creating it on first use; the
  * caller has seen rp_hd_init() return.  Never NULL. */

@@ -17,12 +17,16 @@
  *
  * The cache pointer is TLS (default model, dlopen-safe, except in the
  * preload-only libreap-malloc.so: see hoard.h) and
- * a pthread key flushes the cache when the thread exits; the cache then
- * goes to a pool for the next thread, so thread churn maps nothing new.
+ * a pthread key flushes the cache when the thread exits; the cache is
+ * then free for the next thread, so thread churn maps nothing new.
  * After its exit flush a thread uses `dead', a cache that keeps nothing.
- * Caches are carved from shared pages with only the bins of the classes
- * in use (cache_new, rp_hd_tcache_bytes): a server of hundreds of threads pays about 3 KiB a
- * thread, not the two pages a whole rp_hd_tcache_t would take.
+ * Caches are carved side by side from 64 KiB slabs with only the bins of
+ * the classes in use (slot_take, rp_hd_tcache_bytes): a server of hundreds
+ * of threads pays about 3 KiB a thread, not the two pages a whole
+ * rp_hd_tcache_t would take.  A trim releases the caches of the threads
+ * that wait for work (parked) and gives back the pages that hold no live
+ * thread's cache, so an idle server pays nothing for them: httpd's h2
+ * children, 243 threads each, held 700 KB of caches each when idle.
  */
 #include <errno.h>
 #include <sched.h>
@@ -37,7 +41,6 @@ rp_hd_tcache_t rp_hd_none;
 __thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL = &rp_hd_none;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static rp_hd_tcache_t *pool; /* idle caches, linked by next */
 static rp_hd_tcache_t *live; /* caches of live threads, linked by live_next */
 static uint32_t trim_gen;    /* passes of rp_hd_tcache_flush_parked (pool lock) */
 static pthread_key_t exit_key;
@@ -45,10 +48,24 @@ static rp_hd_tcache_t dead;  /* caps 0: every operation takes the locked path */
 
 #define REFILL_MAX 128
 
-/* Caches are carved from pieces of this size, never given back (a cache
- * goes back to the pool when its thread exits); the pool lock. */
+/* Slabs, the mappings caches are carved from, and the state of every slot
+ * in them, kept here rather than in the caches so that a slot's pages can
+ * go back to the OS: a slot is owned (a live thread's cache), released
+ * (taken from a parked thread by a trim; the thread gives it up when it
+ * wakes, and only then is it free) or free (for the next thread).
+ * Slabs are never unmapped; a slab's pages that hold no owned slot are
+ * given back by each trim (purge_slabs).  All under the pool lock. */
 #define SLAB_BYTES (64u << 10)
-static char *slab_next, *slab_end;
+#define SLAB_SLOTS 64    /* slots a slab may hold: a cache is at least 1 KiB */
+#define MAX_SLABS 4096   /* about 90,000 threads; past them a thread gets `dead' */
+typedef struct slab {
+    char *base;
+    uint32_t carved;     /* slots carved so far, from the start */
+    uint32_t purged;     /* bit i: page i is given back and not written since */
+    uint64_t free, released; /* bit i: slot i's state; owned when neither */
+} slab_t;
+static slab_t slabs[MAX_SLABS];
+static uint32_t nslabs;
 
 /* ---- binding ---------------------------------------------------------------- */
 
@@ -117,29 +134,114 @@ size_t rp_hd_tcache_bytes(void)
     return offsetof(rp_hd_tcache_t, bin) + (size_t)rp_hd_sc.n * sizeof(rp_hd_bin_t);
 }
 
-/* A new cache from the slab, or NULL; the pool lock. */
-static rp_hd_tcache_t *cache_new(void)
+/* ---- slabs ------------------------------------------------------------------- */
+
+/* The slab and slot of a cache carved from a slab. */
+static slab_t *slab_of(const rp_hd_tcache_t *tc, uint32_t *slot)
 {
-    size_t n = rp_hd_tcache_bytes(); /* a multiple of 64: bins are 64 bytes, aligned */
-    if ((size_t)(slab_end - slab_next) < n) {
-        char *s = rp_hd_os_map(SLAB_BYTES, rp_hd_os_page());
-        if (!s)
-            return NULL;
-        slab_next = s, slab_end = s + SLAB_BYTES;
-    }
-    rp_hd_tcache_t *tc = (rp_hd_tcache_t *)(void *)slab_next;
-    slab_next += n;
-    return tc;
+    const char *p = (const char *)tc;
+    for (uint32_t i = 0; i < nslabs; i++)
+        if (p >= slabs[i].base && p < slabs[i].base + SLAB_BYTES) {
+            *slot = (uint32_t)((size_t)(p - slabs[i].base) / rp_hd_tcache_bytes());
+            return &slabs[i];
+        }
+    abort(); /* every cache but rp_hd_none and `dead' is carved from a slab */
 }
+
+/* The pages of a slab that slot i lies on, bit p for page p. */
+static uint32_t slot_pages(uint32_t i)
+{
+    size_t n = rp_hd_tcache_bytes(), page = rp_hd_os_page();
+    uint32_t first = (uint32_t)(i * n / page), last = (uint32_t)(((i + 1) * n - 1) / page);
+    return (uint32_t)(((2ull << last) - 1) & ~((1ull << first) - 1));
+}
+
+/* A slot for a new cache, lowest slab first, or NULL; the pool lock. */
+static rp_hd_tcache_t *slot_take(void)
+{
+    size_t n = rp_hd_tcache_bytes();
+    slab_t *s = NULL;
+    uint32_t i = 0;
+    for (uint32_t k = 0; k < nslabs && !s; k++)
+        if (slabs[k].free) {
+            s = &slabs[k];
+            i = (uint32_t)__builtin_ctzll(s->free);
+            s->free &= s->free - 1;
+        }
+    if (!s && nslabs > 0 && slabs[nslabs - 1].carved < SLAB_SLOTS &&
+        (slabs[nslabs - 1].carved + 1) * n <= SLAB_BYTES) {
+        s = &slabs[nslabs - 1];
+        i = s->carved++;
+    }
+    if (!s) {
+        if (nslabs == MAX_SLABS)
+            return NULL;
+        char *base = rp_hd_os_map(SLAB_BYTES, rp_hd_os_page());
+        if (!base)
+            return NULL;
+        s = &slabs[nslabs++];
+        *s = (slab_t){.base = base, .carved = 1};
+        i = 0;
+    }
+    s->purged &= ~slot_pages(i); /* written again from now on */
+    return (rp_hd_tcache_t *)(void *)(s->base + i * n);
+}
+
+/* Gives back every page of the slabs that no owned slot lies on and that
+ * is not given back already; the pool lock, so no slot on them can be
+ * taken meanwhile. */
+static void purge_slabs(void)
+{
+    size_t page = rp_hd_os_page();
+    uint32_t npages = (uint32_t)(SLAB_BYTES / page);
+    if (npages > 32) /* pages under 2 KiB: the masks have no room */
+        return;
+    for (uint32_t k = 0; k < nslabs; k++) {
+        slab_t *s = &slabs[k];
+        uint32_t keep = s->purged; /* pages to leave alone */
+        uint64_t owned = ~(s->free | s->released);
+        for (uint32_t i = 0; i < s->carved; i++)
+            if (owned >> i & 1)
+                keep |= slot_pages(i);
+        /* the pages wholly past the carved slots were never written */
+        for (uint32_t p = (uint32_t)((s->carved * rp_hd_tcache_bytes() + page - 1) / page); p < npages; p++)
+            keep |= 1u << p;
+        for (uint32_t p = 0; p < npages;) {
+            if (keep >> p & 1) {
+                p++;
+                continue;
+            }
+            uint32_t q = p;
+            while (q < npages && !(keep >> q & 1))
+                q++;
+            if (rp_hd_os_purge_in_place(s->base + p * page, (q - p) * page))
+                s->purged |= (uint32_t)((1ull << q) - (1ull << p)); /* pages p..q-1 */
+            p = q;
+        }
+    }
+}
+
+void rp_hd_tcache_census(rp_hd_tcache_census_t *out)
+{
+    *out = (rp_hd_tcache_census_t){0};
+    pthread_mutex_lock(&pool_lock);
+    for (uint32_t k = 0; k < nslabs; k++) {
+        const slab_t *s = &slabs[k];
+        uint64_t carved = s->carved == SLAB_SLOTS ? ~0ull : (1ull << s->carved) - 1;
+        out->free += (size_t)__builtin_popcountll(s->free);
+        out->released += (size_t)__builtin_popcountll(s->released);
+        out->owned += (size_t)__builtin_popcountll(carved & ~(s->free | s->released));
+        out->purged += (size_t)__builtin_popcount(s->purged) * rp_hd_os_page();
+    }
+    pthread_mutex_unlock(&pool_lock);
+}
+
+/* ---- caches ------------------------------------------------------------------- */
 
 static rp_hd_tcache_t *tcache_create(void)
 {
     pthread_mutex_lock(&pool_lock);
-    rp_hd_tcache_t *tc = pool;
-    if (tc)
-        pool = tc->next;
-    else
-        tc = cache_new();
+    rp_hd_tcache_t *tc = slot_take();
     if (!tc) {
         pthread_mutex_unlock(&pool_lock);
         return &dead;
@@ -149,6 +251,7 @@ static rp_hd_tcache_t *tcache_create(void)
     pthread_mutex_unlock(&pool_lock);
     memset(tc, 0, rp_hd_tcache_bytes());
     tc->heap = h;
+    atomic_store_explicit(&tc->park, RP_HD_RUNNING, memory_order_relaxed);
     set_caps(tc);
     pthread_mutex_lock(&pool_lock);
     tc->live_next = live;
@@ -161,17 +264,15 @@ static rp_hd_tcache_t *tcache_create(void)
     return tc;
 }
 
-static void thread_exit(void *arg)
+/* A flushed cache leaves its thread: off the list of live caches and its
+ * heap's threads, what its caps grew by back to the process's budget, and
+ * its slot free (the thread has exited) or released (taken from a parked
+ * thread by a trim: RELEASED, for the thread to find when it wakes). */
+static void retire(rp_hd_tcache_t *tc, bool released)
 {
-    rp_hd_tcache_t *tc = arg;
-    rp_hd_thread_unpark(); /* cancelled while parked: no trim may flush it now */
-    rp_hd_tls = &dead; /* frees from later destructors go the locked way */
-    rp_ann_quiet_begin(); /* walks links inside blocks reaps gave back */
-    rp_hd_tcache_flush_all(tc);
-    rp_ann_quiet_end();
+    pthread_mutex_lock(&pool_lock);
     atomic_fetch_add_explicit(&grow_pool, tc->grown, memory_order_relaxed);
     tc->grown = 0;
-    pthread_mutex_lock(&pool_lock);
     if (tc->live_prev)
         tc->live_prev->live_next = tc->live_next;
     else
@@ -180,13 +281,47 @@ static void thread_exit(void *arg)
         tc->live_next->live_prev = tc->live_prev;
     rp_hd_heap_t *h = tc->heap;
     bool last = --h->nthreads == 0;
-    tc->next = pool;
-    pool = tc;
+    uint32_t i;
+    slab_t *s = slab_of(tc, &i);
+    if (released) {
+        s->released |= 1ull << i;
+        /* release: the thread reads nothing of it after seeing RELEASED */
+        atomic_store_explicit(&tc->park, RP_HD_RELEASED, memory_order_release);
+    } else {
+        s->free |= 1ull << i;
+    }
     pthread_mutex_unlock(&pool_lock);
     if (last) {
         rp_hd_heap_orphaned(h);
         rp_hd_large_trim(); /* its clock, too, runs only on large operations */
     }
+}
+
+/* The owner gives up a cache a trim released: its slot is free from now
+ * on, and nothing of it is read again (its pages may read as zeros). */
+static void give_up(rp_hd_tcache_t *tc)
+{
+    uint32_t i;
+    pthread_mutex_lock(&pool_lock);
+    slab_t *s = slab_of(tc, &i);
+    RP_ASSERT(s->released >> i & 1);
+    s->released &= ~(1ull << i);
+    s->free |= 1ull << i;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+static bool take_back(rp_hd_tcache_t *tc);
+
+static void thread_exit(void *arg)
+{
+    rp_hd_tcache_t *tc = arg;
+    rp_hd_tls = &dead; /* frees from later destructors go the locked way */
+    if (!take_back(tc)) /* cancelled while parked, and released since */
+        return;
+    rp_ann_quiet_begin(); /* walks links inside blocks reaps gave back */
+    rp_hd_tcache_flush_all(tc);
+    rp_ann_quiet_end();
+    retire(tc, false);
 }
 
 /* ---- parked threads ---------------------------------------------------------- */
@@ -196,27 +331,52 @@ static bool real_cache(const rp_hd_tcache_t *tc)
     return tc != &rp_hd_none && tc != &dead;
 }
 
+/* The owner, not parked or done waiting: true with tc RUNNING again, or
+ * false when a trim released it (waited out while the trim flushes it),
+ * which the owner has then given up. */
+static bool take_back(rp_hd_tcache_t *tc)
+{
+    for (;;) {
+        uint32_t s = RP_HD_PARKED; /* acquire: the cache as a trim left it */
+        if (atomic_compare_exchange_weak_explicit(&tc->park, &s, RP_HD_RUNNING,
+                                                  memory_order_acquire, memory_order_relaxed))
+            return true;
+        if (s == RP_HD_RUNNING) /* unpark without park */
+            return true;
+        if (s == RP_HD_RELEASED) {
+            give_up(tc);
+            return false;
+        }
+        sched_yield(); /* a trim is flushing it: a few list splices */
+    }
+}
+
+/* The calling thread has no cache after its cache was released: its next
+ * allocation makes one. */
+static void unbound(void)
+{
+    rp_hd_tls = &rp_hd_none;
+    pthread_setspecific(exit_key, NULL); /* nothing to flush at exit */
+}
+
 void rp_hd_thread_park(void)
 {
     rp_hd_tcache_t *tc = rp_hd_tls;
-    if (real_cache(tc)) /* release: the cache as this thread left it */
+    if (!real_cache(tc))
+        return;
+    /* A second park without unpark may find the cache released already. */
+    uint32_t s = atomic_load_explicit(&tc->park, memory_order_acquire);
+    if (s == RP_HD_RUNNING) /* release: the cache as this thread left it */
         atomic_store_explicit(&tc->park, RP_HD_PARKED, memory_order_release);
+    else if (s != RP_HD_PARKED && !take_back(tc))
+        unbound();
 }
 
 void rp_hd_thread_unpark(void)
 {
     rp_hd_tcache_t *tc = rp_hd_tls;
-    if (!real_cache(tc))
-        return;
-    for (;;) {
-        uint32_t s = RP_HD_PARKED; /* acquire: the cache as a trim left it */
-        if (atomic_compare_exchange_weak_explicit(&tc->park, &s, RP_HD_RUNNING,
-                                                  memory_order_acquire, memory_order_relaxed))
-            return;
-        if (s == RP_HD_RUNNING) /* unpark without park */
-            return;
-        sched_yield(); /* a trim is flushing it: a few list splices */
-    }
+    if (real_cache(tc) && !take_back(tc))
+        unbound();
 }
 
 /* Claims up to n parked caches that this pass has not flushed yet. */
@@ -244,15 +404,18 @@ void rp_hd_tcache_flush_parked(void)
     uint32_t gen = ++trim_gen;
     pthread_mutex_unlock(&pool_lock);
     size_t n;
-    /* A claimed cache's thread is asleep or waits in rp_hd_thread_unpark
-     * for it, so it cannot exit or allocate meanwhile; the heap locks the
-     * flush takes are never taken under the pool lock. */
+    /* A claimed cache's thread is asleep or waits in take_back for it, so
+     * it cannot exit or allocate meanwhile; the heap locks the flush
+     * takes are never taken under the pool lock. */
     while ((n = claim_parked(batch, sizeof batch / sizeof batch[0], gen)) > 0) {
         for (size_t i = 0; i < n; i++) {
             rp_hd_tcache_flush_all(batch[i]);
-            atomic_store_explicit(&batch[i]->park, RP_HD_PARKED, memory_order_release);
+            retire(batch[i], true);
         }
     }
+    pthread_mutex_lock(&pool_lock);
+    purge_slabs();
+    pthread_mutex_unlock(&pool_lock);
 }
 
 rp_hd_tcache_t *rp_hd_tcache_get(void)
