@@ -32,6 +32,7 @@
 #include <cmocka.h>
 
 #include "base/hoard.h"
+#include "util/misuse.h"
 
 #define BUDGET (64u << 10)
 #define TOTAL (96u << 10) /* the process's: one thread's budget and a half */
@@ -43,6 +44,7 @@ static int setup(void **state)
     setenv("REAP_TCACHE", "8k", 1);
     setenv("REAP_TCACHE_GROW", "64k", 1);
     setenv("REAP_TCACHE_GROW_TOTAL", "96k", 1);
+    setenv("REAP_TCACHE_AFTER", "0", 1); /* a cache from a thread's first call */
     rp_hd_init();
     return 0;
 }
@@ -670,6 +672,71 @@ static void test_park_twice(void **state)
     assert_true(pk.rebound);
 }
 
+/* ---- a thread's first calls: no cache yet ---- */
+
+/* With tcache_after = UNCACHED, a thread's first UNCACHED calls go to a
+ * heap under its lock and leave the thread without a cache: the blocks
+ * are distinct and usable, a freed one is known to be free (its
+ * superblock emptied and took a new key, so the check is the locked one),
+ * and the call after them gives the thread its cache. */
+#define UNCACHED 16
+
+typedef struct uncached {
+    bool none_throughout; /* rp_hd_tls stayed rp_hd_none for UNCACHED calls */
+    bool distinct;        /* the blocks held what was written into each */
+    bool freed_known;     /* rp_hoard_check said the freed block is freed */
+    bool cached_after;    /* a real cache after one more call */
+} uncached_t;
+
+static void *uncached_main(void *arg)
+{
+    uncached_t *u = arg;
+    enum { N = UNCACHED / 2 - 1 };
+    unsigned char *b[N];
+    u->none_throughout = true;
+    u->distinct = true;
+    for (int i = 0; i < N; i++) { /* a class no other test uses, so its superblock empties */
+        b[i] = rp_hoard_malloc(112);
+        u->distinct = u->distinct && b[i] != NULL;
+        if (b[i])
+            memset(b[i], i, 112);
+        u->none_throughout = u->none_throughout && rp_hd_tls == &rp_hd_none;
+    }
+    for (int i = 0; i < N && u->distinct; i++)
+        for (int k = 0; k < 112; k++)
+            u->distinct = u->distinct && b[i][k] == i;
+    for (int i = 0; i < N; i++) {
+        rp_hoard_free(b[i]);
+        u->none_throughout = u->none_throughout && rp_hd_tls == &rp_hd_none;
+    }
+    void *last = rp_hoard_malloc(112); /* call UNCACHED - 1 */
+    rp_hoard_free(last);               /* call UNCACHED: the superblock is empty again */
+    u->none_throughout = u->none_throughout && rp_hd_tls == &rp_hd_none;
+    size_t mode = rp_misuse_mode;
+    rp_misuse_mode = RP_MISUSE_REPORT; /* one line on stderr, no abort */
+    u->freed_known = !rp_hoard_check(last, "check");
+    rp_misuse_mode = mode;
+    rp_hoard_free(rp_hoard_malloc(112)); /* call UNCACHED + 1 */
+    u->cached_after = rp_hd_tls != &rp_hd_none && rp_hd_tls->heap != NULL;
+    return NULL;
+}
+
+static void test_uncached_calls(void **state)
+{
+    (void)state;
+    size_t after = rp_hd_opt.tcache_after;
+    rp_hd_opt.tcache_after = UNCACHED;
+    uncached_t u = {false, false, false, false};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, uncached_main, &u), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    rp_hd_opt.tcache_after = after;
+    assert_true(u.none_throughout);
+    assert_true(u.distinct);
+    assert_true(u.freed_known);
+    assert_true(u.cached_after);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -687,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_released_pages_given_back),
         cmocka_unit_test(test_exit_while_parked),
         cmocka_unit_test(test_park_twice),
+        cmocka_unit_test(test_uncached_calls),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

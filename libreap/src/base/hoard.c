@@ -89,7 +89,8 @@ void rp_hd_init(void)
 
 __attribute__((noinline)) static void *small_refill(uint32_t cls)
 {
-    return rp_hd_tcache_refill(rp_hd_tcache_get(), cls);
+    rp_hd_tcache_t *tc = rp_hd_tcache_get();
+    return tc ? rp_hd_tcache_refill(tc, cls) : rp_hd_tcache_alloc_uncached(cls);
 }
 
 static inline void *small_alloc(uint32_t cls)
@@ -174,8 +175,11 @@ static int classify(const void *p, void **block)
     *block = rp_hd_sb_misplaced(sb, p) ? rp_hd_sb_block_of(sb, (void *)p) : (void *)p;
     if (*block != p && !atomic_load_explicit(&sb->interior, memory_order_relaxed))
         return INTERIOR;
-    /* a parked block is free and has no key (hoard.h, RP_HD_PARK_MAX) */
-    if ((((uint64_t *)*block)[1] == sb->key || rp_hd_sb_is_parked(sb, *block)) &&
+    /* a parked block is free and has no key (hoard.h, RP_HD_PARK_MAX); a
+     * thread without a cache frees straight to superblocks, which may
+     * empty and take a new key at once, so for it the whole check */
+    if ((((uint64_t *)*block)[1] == sb->key || rp_hd_sb_is_parked(sb, *block) ||
+         rp_hd_tls == &rp_hd_none) &&
         block_free(sb, *block))
         return FREED;
     return LIVE;
@@ -193,11 +197,28 @@ bool rp_hoard_check(const void *p, const char *op)
 
 /* ---- free ----------------------------------------------------------------------------- */
 
+/* A free by a thread without a cache goes straight to its superblock,
+ * which may then empty and take a new key, so a second free of the block
+ * would not carry the key rp_hoard_free() looks for: the whole check is
+ * made here instead, under the owner's lock (a thread's first
+ * tcache_after calls only). */
+RP_COLD static void free_uncached(rp_hd_sb_t *sb, void *p)
+{
+    if (block_free(sb, p))
+        misuse("free", FREED, p, NULL);
+    else
+        rp_hd_free_locked(sb, p);
+}
+
 __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
 {
     if (tc == &rp_hd_none) {
         rp_hd_init(); /* a thread's first call may be a free */
         tc = rp_hd_tcache_get();
+        if (!tc) {
+            free_uncached(sb, p);
+            return;
+        }
     }
     if (atomic_load_explicit(&sb->owner, memory_order_relaxed) != tc->heap) {
         rp_hd_tcache_free_remote(tc, sb, p);

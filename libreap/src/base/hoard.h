@@ -117,6 +117,8 @@ typedef struct rp_hd_options {
     size_t retain_max;     /* beyond this, empties are unmapped at once */
     size_t decay_ms;       /* other empties are unmapped after this long */
     size_t tcache_bytes;   /* per thread and class, 0 disables thread caches */
+    size_t tcache_after;   /* calls a thread makes, each under a heap lock, before
+                              it gets a cache (RP_HD_TCACHE_AFTER) */
     size_t outbox_bytes;   /* per thread: remote frees batched before locking */
     size_t tcache_grow;    /* per thread: bytes the caps of busy bins may grow by */
     size_t tcache_grow_total; /* per process: what all threads' caps may grow by
@@ -126,6 +128,18 @@ typedef struct rp_hd_options {
 } rp_hd_options_t;
 
 extern rp_hd_options_t rp_hd_opt;
+
+/* REAP_TCACHE_AFTER's default.  A program's threads call malloc all the
+ * time, and a thread's first frees are best checked from a cache (a block
+ * freed straight to its superblock may empty it and change its key,
+ * hoard.c's free_uncached); a server's threads on reaps seldom call the
+ * base allocator, and most of their caches would cost 2.8 KB for nothing
+ * (tcache.c). */
+#ifdef RP_HD_MALLOC
+#define RP_HD_TCACHE_AFTER 0
+#else
+#define RP_HD_TCACHE_AFTER 64
+#endif
 /* Reads REAP_* from the environment once; called by rp_hd_init(). */
 void rp_hd_options_init(void);
 
@@ -605,9 +619,14 @@ typedef struct rp_hd_tcache_census {
 } rp_hd_tcache_census_t;
 void rp_hd_tcache_census(rp_hd_tcache_census_t *out);
 
-/* Returns the calling thread's cache, creating it on first use; the
- * caller has seen rp_hd_init() return.  Never NULL. */
+/* Returns the calling thread's cache, creating it when the thread has
+ * none, or NULL while the thread has made fewer than tcache_after calls:
+ * the caller then does without one (rp_hd_tcache_alloc_uncached,
+ * rp_hd_free_locked).  The caller has seen rp_hd_init() return. */
 rp_hd_tcache_t *rp_hd_tcache_get(void);
+/* A block of class cls taken under the lock of a heap the calling thread
+ * hashes to, for a thread without a cache; NULL (ENOMEM) if none. */
+void *rp_hd_tcache_alloc_uncached(uint32_t cls);
 /* The bytes of a thread's cache: a header and the bins of the classes in
  * use, less than a whole rp_hd_tcache_t. */
 size_t rp_hd_tcache_bytes(void);

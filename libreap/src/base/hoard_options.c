@@ -24,6 +24,7 @@ rp_hd_options_t rp_hd_opt = {
     .retain_max = 64u << 20,    /* beyond this, empties go back at once */
     .decay_ms = 50,             /* other empties go back after 50-100 ms */
     .tcache_bytes = 8u << 10,   /* per thread and class */
+    .tcache_after = RP_HD_TCACHE_AFTER, /* calls before a thread gets a cache */
     .outbox_bytes = 16u << 10,  /* remote frees batched per thread */
     .tcache_grow = 2u << 20,    /* per thread: see README, "Bins that grow" */
     .tcache_grow_total = 2u << 20, /* per process: see README, "Bins that grow" */
@@ -41,6 +42,7 @@ static const rp_env_option_t options[] = {
     {"REAP_RETAIN_MAX", &rp_hd_opt.retain_max, 0, (size_t)1 << 40, false, NULL},
     {"REAP_DECAY_MS", &rp_hd_opt.decay_ms, 0, 3600000, false, NULL},
     {"REAP_TCACHE", &rp_hd_opt.tcache_bytes, 0, 1u << 20, false, NULL},
+    {"REAP_TCACHE_AFTER", &rp_hd_opt.tcache_after, 0, 1u << 30, false, NULL},
     {"REAP_OUTBOX", &rp_hd_opt.outbox_bytes, 0, 1u << 20, false, NULL},
     {"REAP_TCACHE_GROW", &rp_hd_opt.tcache_grow, 0, 1u << 30, false, NULL},
     {"REAP_TCACHE_GROW_TOTAL", &rp_hd_opt.tcache_grow_total, 0, (size_t)1 << 40, false, NULL},

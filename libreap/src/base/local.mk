@@ -30,9 +30,11 @@ RP_BASE_SOURCES = $(RP_HOARD_SOURCES)
 # tests/base/dlopen.sh checks libreap.so for exactly that.
 noinst_LTLIBRARIES += libreap/libreap_hoard.la
 libreap_libreap_hoard_la_SOURCES = $(RP_HOARD_SOURCES) $(RP_UTIL_SOURCES)
-# Its misuse reports start "libreap-malloc:" (RP_HD_NAME, hoard.h).
+# Its misuse reports start "libreap-malloc:" (RP_HD_NAME, hoard.h), and a
+# thread gets its cache at its first call (RP_HD_MALLOC: REAP_TCACHE_AFTER
+# defaults to 0, hoard.h).
 libreap_libreap_hoard_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DRP_HD_TLS_IE \
-	-DRP_HD_NAME='"libreap-malloc"' $(REAP_LIB_SAN_CFLAGS)
+	-DRP_HD_MALLOC -DRP_HD_NAME='"libreap-malloc"' $(REAP_LIB_SAN_CFLAGS)
 
 # Drop-in malloc for LD_PRELOAD: exports only the C allocation functions.
 lib_LTLIBRARIES += libreap/libreap-malloc.la
