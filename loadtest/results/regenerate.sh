@@ -29,8 +29,8 @@ giveback|giveback-20261125-225211.*|loadtest/mt/giveback.sh --reps 5 --out loadt
 wrk-bc|wrk-20261122-221153.*|loadtest/wrk/run.sh --build "$build" --scenarios "small medium mix"
 wrk-static|wrk-20261123-150914.*, wrk-20261123-204318.* and the CSVs pool.py reads|loadtest/wrk/run.sh --build "$build" --scenarios static --configs "stock reap" --reps 40
 profile|profile/profile-20261123-211752.md, -211825.md|loadtest/wrk/profile.sh --build "$build"
-h2|h2-20261127-022607.*|loadtest/h2/run.sh --build "$build" --out loadtest/results --reps 3
-h2-equal|h2-20261127-023350.*|loadtest/h2/run.sh --build "$build" --out loadtest/results --rps 50
+h2|h2-20261127-090235.*|loadtest/h2/run.sh --build "$build" --out loadtest/results --reps 3
+h2-equal|h2-20261127-090814.*|loadtest/h2/run.sh --build "$build" --out loadtest/results --rps 50
 h2-profile|h2-20261125-231012.* (of 61d8858)|loadtest/h2/run.sh --build "$build" --reps 5
 soak|soak-20261122-152641.*|loadtest/soak/soak.sh "$build"
 bc|(none: docs/benchmarks.md, "bc")|loadtest/bc-bench.sh "$build/modules/mod_bc/reap-bc"
