@@ -19,7 +19,8 @@
 # programs not built with the sanitizer runtime.  It prints, per configuration, the
 # tests that passed and failed and the time taken, and exits non-zero if
 # any test failed.  An existing build directory is reused (make only
-# rebuilds what changed); remove it to reconfigure.
+# rebuilds what changed), unless it was configured from another source
+# tree; remove it to reconfigure.
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
@@ -86,6 +87,13 @@ for cfg in $configs; do
     *) echo "run-all.sh: unknown configuration '$cfg'" >&2; exit 2 ;;
     esac
     dir=$base-$cfg
+    # A build configured from another source tree (an earlier clone) is of
+    # no use: its Makefiles name that tree's files.
+    if [ -f "$dir/Makefile" ] &&
+        [ "$(sed -n 's/^abs_top_srcdir = //p' "$dir/Makefile")" != "$src" ]; then
+        echo "== $cfg: $dir was configured from another source tree: configuring it again"
+        rm -rf "$dir"
+    fi
     mkdir -p "$dir"
     cd "$dir" || exit 2
     start=$(date +%s)
