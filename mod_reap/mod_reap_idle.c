@@ -18,7 +18,7 @@
  * superblocks and the large-object cache go back to the OS (their pages,
  * with madvise), and so do the caches of the threads waiting for work
  * (parked in apr_thread_cond_wait): their blocks, and the caches
- * themselves, which a thread makes again when it next allocates.  A busy
+ * themselves, which a thread makes again once it allocates again.  A busy
  * child is never touched, and an idle one pays one trim per burst.
  *
  * What it cannot reach: the cache of a thread that is not waiting (one

@@ -478,9 +478,10 @@ typedef struct parker {
     size_t after;        /* blocks on its lists once it went on (if kept) */
     bool ok;             /* blocks allocated after waking were usable */
     bool rebound;        /* after waking, it had a real cache of its own again */
+    bool none_after_wake; /* no cache after its first malloc once awake */
 } parker_t;
 
-#define PARKER_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false, false, NULL, 0, false, 0, false, false}
+#define PARKER_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false, false, NULL, 0, false, 0, false, false, false}
 
 static size_t cached_blocks(const rp_hd_tcache_t *tc)
 {
@@ -518,6 +519,9 @@ static void *parker_main(void *arg)
     pk->kept = rp_hd_tls == tc;
     if (pk->kept) /* a released cache is not the thread's to read any more */
         pk->after = cached_blocks(tc);
+    void *first = rp_hoard_malloc(256);
+    pk->none_after_wake = rp_hd_tls == &rp_hd_none;
+    rp_hoard_free(first);
     pk->ok = true;
     for (int i = 0; i < 32; i++) {
         p[i] = rp_hoard_malloc(256);
@@ -737,6 +741,25 @@ static void test_uncached_calls(void **state)
     assert_true(u.cached_after);
 }
 
+/* A thread whose cache a trim released starts again as a new thread
+ * does: its first tcache_after calls after waking make no cache, so a
+ * server that fell quiet makes caches again only for the threads that
+ * allocate. */
+static void test_released_thread_starts_uncached(void **state)
+{
+    (void)state;
+    size_t after = rp_hd_opt.tcache_after;
+    rp_hd_opt.tcache_after = UNCACHED; /* the parker's 64 calls pass it */
+    parker_t released = run_parker(true), busy = run_parker(false);
+    rp_hd_opt.tcache_after = after;
+    assert_false(released.kept);
+    assert_true(released.none_after_wake);
+    assert_true(released.rebound); /* past UNCACHED calls again */
+    assert_true(released.ok);
+    assert_true(busy.kept);
+    assert_false(busy.none_after_wake);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -755,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_exit_while_parked),
         cmocka_unit_test(test_park_twice),
         cmocka_unit_test(test_uncached_calls),
+        cmocka_unit_test(test_released_thread_starts_uncached),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -600,7 +600,7 @@ extern rp_hd_tcache_t rp_hd_none;
  * to FLUSHING, flushes it, and leaves it RELEASED, no longer the thread's
  * (its pages may go back to the OS).  The owner, waking, waits while it is
  * FLUSHING, takes it back (RUNNING) if it is still PARKED, and otherwise
- * gives it up and gets a new cache at its next allocation.  RELEASED is 0,
+ * gives it up and starts again as a new thread does (rp_hd_tcache_get).  RELEASED is 0,
  * what a page given back reads as.  Nothing on malloc's or free's paths
  * looks at it. */
 enum { RP_HD_RELEASED = 0, RP_HD_RUNNING = 1, RP_HD_PARKED = 2, RP_HD_FLUSHING = 3 };
