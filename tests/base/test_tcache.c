@@ -481,7 +481,7 @@ typedef struct parker {
     bool none_after_wake; /* no cache after its first malloc once awake */
 } parker_t;
 
-#define PARKER_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false, false, false, NULL, 0, false, 0, false, false, false}
+#define PARKER_INIT {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER}
 
 static size_t cached_blocks(const rp_hd_tcache_t *tc)
 {

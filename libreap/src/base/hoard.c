@@ -89,8 +89,7 @@ void rp_hd_init(void)
 
 __attribute__((noinline)) static void *small_refill(uint32_t cls)
 {
-    rp_hd_tcache_t *tc = rp_hd_tcache_get();
-    return tc ? rp_hd_tcache_refill(tc, cls) : rp_hd_tcache_alloc_uncached(cls);
+    return rp_hd_tcache_refill(rp_hd_tcache_get(), cls);
 }
 
 static inline void *small_alloc(uint32_t cls)
@@ -143,6 +142,13 @@ static bool in_list(void *list, const void *b)
  * thread's cache or outbox, on sb's free list, or never handed out.  A
  * block in another thread's cache or outbox is not seen (nor is a block
  * of a superblock that emptied since it was freed: its key changed). */
+/* The same of a block that is in no thread's cache or outbox; the
+ * owner of sb locked. */
+static bool block_free_locked(const rp_hd_sb_t *sb, const void *b)
+{
+    return (const char *)b >= sb->bump || in_list(sb->free, b) || rp_hd_sb_is_parked(sb, b);
+}
+
 RP_COLD static bool block_free(rp_hd_sb_t *sb, const void *b)
 {
     rp_hd_tcache_t *tc = rp_hd_tls;
@@ -151,7 +157,7 @@ RP_COLD static bool block_free(rp_hd_sb_t *sb, const void *b)
         ((const char *)b >= bin->next && (const char *)b < bin->end))
         return true;
     rp_hd_heap_t *h = rp_hd_lock_owner(sb);
-    bool found = (const char *)b >= sb->bump || in_list(sb->free, b) || rp_hd_sb_is_parked(sb, b);
+    bool found = block_free_locked(sb, b);
     pthread_mutex_unlock(&h->lock);
     return found;
 }
@@ -179,7 +185,7 @@ static int classify(const void *p, void **block)
      * thread without a cache frees straight to superblocks, which may
      * empty and take a new key at once, so for it the whole check */
     if ((((uint64_t *)*block)[1] == sb->key || rp_hd_sb_is_parked(sb, *block) ||
-         rp_hd_tls == &rp_hd_none) &&
+         !rp_hd_own_cache(rp_hd_tls)) &&
         block_free(sb, *block))
         return FREED;
     return LIVE;
@@ -197,17 +203,21 @@ bool rp_hoard_check(const void *p, const char *op)
 
 /* ---- free ----------------------------------------------------------------------------- */
 
-/* A free by a thread without a cache goes straight to its superblock,
- * which may then empty and take a new key, so a second free of the block
- * would not carry the key rp_hoard_free() looks for: the whole check is
- * made here instead, under the owner's lock (a thread's first
- * tcache_after calls only). */
-RP_COLD static void free_uncached(rp_hd_sb_t *sb, void *p)
+/* A free by a thread without a cache (rp_hd_nocache) goes straight to its
+ * superblock, which may then empty and take a new key, so a second free
+ * of the block would not carry the key rp_hoard_free() looks for: the
+ * whole check is made here instead, under the lock the free takes anyway. */
+RP_COLD static void free_nocache(rp_hd_sb_t *sb, void *p)
 {
-    if (block_free(sb, p))
+    rp_hd_heap_t *h = rp_hd_lock_owner(sb);
+    bool freed = block_free_locked(sb, p);
+    if (!freed) {
+        rp_hd_heap_give_range(h, sb, p, (char *)p + sb->size);
+        rp_hd_heap_balance(h);
+    }
+    pthread_mutex_unlock(&h->lock);
+    if (freed)
         misuse("free", FREED, p, NULL);
-    else
-        rp_hd_free_locked(sb, p);
 }
 
 __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
@@ -215,10 +225,10 @@ __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *
     if (tc == &rp_hd_none) {
         rp_hd_init(); /* a thread's first call may be a free */
         tc = rp_hd_tcache_get();
-        if (!tc) {
-            free_uncached(sb, p);
-            return;
-        }
+    }
+    if (tc == &rp_hd_nocache) {
+        free_nocache(sb, p);
+        return;
     }
     if (atomic_load_explicit(&sb->owner, memory_order_relaxed) != tc->heap) {
         rp_hd_tcache_free_remote(tc, sb, p);

@@ -132,7 +132,7 @@ extern rp_hd_options_t rp_hd_opt;
 /* REAP_TCACHE_AFTER's default.  A program's threads call malloc all the
  * time, and a thread's first frees are best checked from a cache (a block
  * freed straight to its superblock may empty it and change its key,
- * hoard.c's free_uncached); a server's threads on reaps seldom call the
+ * hoard.c's free_nocache); a server's threads on reaps seldom call the
  * base allocator, and most of their caches would cost 2.8 KB for nothing
  * (tcache.c). */
 #ifdef RP_HD_MALLOC
@@ -500,7 +500,7 @@ typedef struct rp_hd_bin {
 _Static_assert(sizeof(rp_hd_bin_t) == 64, "a bin is one cache line");
 
 /* Takes a block from the list, else from the range; NULL when both are
- * empty (always, in rp_hd_none and `dead'). */
+ * empty (always, in rp_hd_none and rp_hd_nocache). */
 static inline void *rp_hd_bin_take(rp_hd_bin_t *bin)
 {
     void *p = bin->head;
@@ -565,7 +565,7 @@ static inline void rp_hd_bin_push(rp_hd_bin_t *bin, rp_hd_sb_t *sb, void *p)
     bin->count = n + 1;
 }
 
-/* A thread's cache.  Only rp_hd_none and tcache.c's `dead' are whole;
+/* A thread's cache.  Only rp_hd_none and rp_hd_nocache are whole;
  * the others end after bin[rp_hd_sc.n - 1] (rp_hd_tcache_bytes). */
 typedef struct rp_hd_tcache {
     rp_hd_heap_t *heap;           /* the heap this thread allocates from */
@@ -594,6 +594,17 @@ extern __thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL;
  * NULL, so the fast paths test nothing: no heap (no superblock's owner),
  * empty bins, caps 0.  Never written. */
 extern rp_hd_tcache_t rp_hd_none;
+/* What a thread without a cache of its own uses: caps 0, so each malloc
+ * takes one block and each free gives its block back under the heap's
+ * lock (tcache.c; a thread before its first tcache_after calls, or
+ * exiting).  Never written. */
+extern rp_hd_tcache_t rp_hd_nocache;
+
+/* tc is a thread's own cache, not one of the two shared ones. */
+static inline bool rp_hd_own_cache(const rp_hd_tcache_t *tc)
+{
+    return tc != &rp_hd_none && tc != &rp_hd_nocache;
+}
 
 /* A thread that waits for work (rp_hd_thread_park .. _unpark) lets a trim
  * in another thread take its cache: the trim moves the cache from PARKED
@@ -620,13 +631,9 @@ typedef struct rp_hd_tcache_census {
 void rp_hd_tcache_census(rp_hd_tcache_census_t *out);
 
 /* Returns the calling thread's cache, creating it when the thread has
- * none, or NULL while the thread has made fewer than tcache_after calls:
- * the caller then does without one (rp_hd_tcache_alloc_uncached,
- * rp_hd_free_locked).  The caller has seen rp_hd_init() return. */
+ * none, or rp_hd_nocache while the thread has made fewer than
+ * tcache_after calls.  The caller has seen rp_hd_init() return. */
 rp_hd_tcache_t *rp_hd_tcache_get(void);
-/* A block of class cls taken under the lock of a heap the calling thread
- * hashes to, for a thread without a cache; NULL (ENOMEM) if none. */
-void *rp_hd_tcache_alloc_uncached(uint32_t cls);
 /* The bytes of a thread's cache: a header and the bins of the classes in
  * use, less than a whole rp_hd_tcache_t. */
 size_t rp_hd_tcache_bytes(void);

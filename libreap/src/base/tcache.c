@@ -19,7 +19,7 @@
  * preload-only libreap-malloc.so: see hoard.h) and
  * a pthread key flushes the cache when the thread exits; the cache is
  * then free for the next thread, so thread churn maps nothing new.
- * After its exit flush a thread uses `dead', a cache that keeps nothing.
+ * After its exit flush a thread uses rp_hd_nocache, a cache that keeps nothing.
  * Caches are carved side by side from 64 KiB slabs with only the bins of
  * the classes in use (slot_take, rp_hd_tcache_bytes): a server of hundreds
  * of threads pays about 3 KiB a thread, not the two pages a whole
@@ -44,7 +44,9 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static rp_hd_tcache_t *live; /* caches of live threads, linked by live_next */
 static uint32_t trim_gen;    /* passes of rp_hd_tcache_flush_parked (pool lock) */
 static pthread_key_t exit_key;
-static rp_hd_tcache_t dead;  /* caps 0: every operation takes the locked path */
+/* A cache of caps 0, for a thread without one of its own (before its first
+ * tcache_after calls, and exiting): every operation takes the locked path. */
+rp_hd_tcache_t rp_hd_nocache;
 
 #define REFILL_MAX 128
 
@@ -57,7 +59,7 @@ static rp_hd_tcache_t dead;  /* caps 0: every operation takes the locked path */
  * given back by each trim (purge_slabs).  All under the pool lock. */
 #define SLAB_BYTES (64u << 10)
 #define SLAB_SLOTS 64    /* slots a slab may hold: a cache is at least 1 KiB */
-#define MAX_SLABS 4096   /* about 90,000 threads; past them a thread gets `dead' */
+#define MAX_SLABS 4096   /* about 90,000 threads; past them a thread gets rp_hd_nocache */
 typedef struct slab {
     char *base;
     uint32_t carved;     /* slots carved so far, from the start */
@@ -128,7 +130,7 @@ static bool grow_cap(rp_hd_tcache_t *tc, rp_hd_bin_t *bin, size_t size)
 /* The bytes of a cache: its bins stop at the last class in use, so the
  * bins from rp_hd_sc.n to RP_HD_MAX_CLASSES are not there and nothing may
  * touch them (every bin index is a class, < rp_hd_sc.n).  Only the two
- * static caches, rp_hd_none and dead, are whole. */
+ * static caches, rp_hd_none and rp_hd_nocache, are whole. */
 size_t rp_hd_tcache_bytes(void)
 {
     return offsetof(rp_hd_tcache_t, bin) + (size_t)rp_hd_sc.n * sizeof(rp_hd_bin_t);
@@ -145,15 +147,20 @@ static slab_t *slab_of(const rp_hd_tcache_t *tc, uint32_t *slot)
             *slot = (uint32_t)((size_t)(p - slabs[i].base) / rp_hd_tcache_bytes());
             return &slabs[i];
         }
-    abort(); /* every cache but rp_hd_none and `dead' is carved from a slab */
+    abort(); /* every cache but rp_hd_none and rp_hd_nocache is carved from a slab */
 }
 
-/* The pages of a slab that slot i lies on, bit p for page p. */
+/* Bit p set for the pages p of a slab from first up to, not including, end. */
+static uint32_t page_bits(size_t first, size_t end)
+{
+    return (uint32_t)((1ull << end) - (1ull << first));
+}
+
+/* The pages of a slab that slot i lies on. */
 static uint32_t slot_pages(uint32_t i)
 {
     size_t n = rp_hd_tcache_bytes(), page = rp_hd_os_page();
-    uint32_t first = (uint32_t)(i * n / page), last = (uint32_t)(((i + 1) * n - 1) / page);
-    return (uint32_t)(((2ull << last) - 1) & ~((1ull << first) - 1));
+    return page_bits(i * n / page, ((i + 1) * n - 1) / page + 1);
 }
 
 /* A slot for a new cache, lowest slab first, or NULL; the pool lock. */
@@ -204,8 +211,7 @@ static void purge_slabs(void)
             if (owned >> i & 1)
                 keep |= slot_pages(i);
         /* the pages wholly past the carved slots were never written */
-        for (uint32_t p = (uint32_t)((s->carved * rp_hd_tcache_bytes() + page - 1) / page); p < npages; p++)
-            keep |= 1u << p;
+        keep |= page_bits((s->carved * rp_hd_tcache_bytes() + page - 1) / page, npages);
         for (uint32_t p = 0; p < npages;) {
             if (keep >> p & 1) {
                 p++;
@@ -215,7 +221,7 @@ static void purge_slabs(void)
             while (q < npages && !(keep >> q & 1))
                 q++;
             if (rp_hd_os_purge_in_place(s->base + p * page, (q - p) * page))
-                s->purged |= (uint32_t)((1ull << q) - (1ull << p)); /* pages p..q-1 */
+                s->purged |= page_bits(p, q);
             p = q;
         }
     }
@@ -244,7 +250,7 @@ static rp_hd_tcache_t *tcache_create(void)
     rp_hd_tcache_t *tc = slot_take();
     if (!tc) {
         pthread_mutex_unlock(&pool_lock);
-        return &dead;
+        return &rp_hd_nocache;
     }
     rp_hd_heap_t *h = least_loaded_heap();
     h->nthreads++;
@@ -315,7 +321,7 @@ static bool take_back(rp_hd_tcache_t *tc);
 static void thread_exit(void *arg)
 {
     rp_hd_tcache_t *tc = arg;
-    rp_hd_tls = &dead; /* frees from later destructors go the locked way */
+    rp_hd_tls = &rp_hd_nocache; /* frees from later destructors go the locked way */
     if (!take_back(tc)) /* cancelled while parked, and released since */
         return;
     rp_ann_quiet_begin(); /* walks links inside blocks reaps gave back */
@@ -325,11 +331,6 @@ static void thread_exit(void *arg)
 }
 
 /* ---- parked threads ---------------------------------------------------------- */
-
-static bool real_cache(const rp_hd_tcache_t *tc)
-{
-    return tc != &rp_hd_none && tc != &dead;
-}
 
 /* The owner, not parked or done waiting: true with tc RUNNING again, or
  * false when a trim released it (waited out while the trim flushes it),
@@ -373,7 +374,7 @@ static void unbound(void)
 void rp_hd_thread_park(void)
 {
     rp_hd_tcache_t *tc = rp_hd_tls;
-    if (!real_cache(tc))
+    if (!rp_hd_own_cache(tc))
         return;
     /* A second park without unpark may find the cache released already. */
     uint32_t s = atomic_load_explicit(&tc->park, memory_order_acquire);
@@ -386,7 +387,7 @@ void rp_hd_thread_park(void)
 void rp_hd_thread_unpark(void)
 {
     rp_hd_tcache_t *tc = rp_hd_tls;
-    if (real_cache(tc) && !take_back(tc))
+    if (rp_hd_own_cache(tc) && !take_back(tc))
         unbound();
 }
 
@@ -436,32 +437,14 @@ rp_hd_tcache_t *rp_hd_tcache_get(void)
         return tc;
     if (uncached_calls < rp_hd_opt.tcache_after) {
         uncached_calls++;
-        return NULL;
+        return &rp_hd_nocache; /* rp_hd_tls stays rp_hd_none: the next call counts too */
     }
     return tcache_create();
 }
 
-void *rp_hd_tcache_alloc_uncached(uint32_t cls)
-{
-    /* spread the threads without a cache over the heaps, as least_loaded_heap
-     * spreads those with one */
-    uintptr_t t = (uintptr_t)pthread_self();
-    rp_hd_heap_t *h = &rp_hd_heaps[1 + (t >> 12 ^ t >> 24) % rp_hd_nheaps];
-    void *chain = NULL;
-    pthread_mutex_lock(&h->lock);
-    size_t got = rp_hd_heap_take_chain(h, cls, 1, 0, &chain);
-    pthread_mutex_unlock(&h->lock);
-    if (got == 0) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    ((uint64_t *)chain)[1] = 0; /* handed out: not the key (rp_hd_sb_t.key) */
-    return chain;
-}
-
 void rp_hd_tcache_init(void)
 {
-    dead.heap = &rp_hd_heaps[1];
+    rp_hd_nocache.heap = &rp_hd_heaps[1];
     atomic_store_explicit(&grow_pool, rp_hd_opt.tcache_grow_total, memory_order_relaxed);
     pthread_key_create(&exit_key, thread_exit);
 }
@@ -488,11 +471,11 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
     char *start = NULL;
     void *chain = NULL;
     size_t got = 0, range = 0;
-    bool own = want > 1; /* false only for `dead' (cap 0): its bins stay empty, and are shared */
+    bool own = want > 1; /* false only for rp_hd_nocache (cap 0): its bins stay empty, and are shared */
     pthread_mutex_lock(&tc->heap->lock);
     if (own)
         range = rp_hd_heap_take_range(tc->heap, cls, want, &start);
-    if (range == 0) /* `dead': cap 0, so never a whole list */
+    if (range == 0) /* rp_hd_nocache: cap 0, so never a whole list */
         got = rp_hd_heap_take_chain(tc->heap, cls, want, bin->cap, &chain);
     pthread_mutex_unlock(&tc->heap->lock);
     if (own)
@@ -506,7 +489,7 @@ void *rp_hd_tcache_refill(rp_hd_tcache_t *tc, uint32_t cls)
         errno = ENOMEM;
         return NULL;
     }
-    if (got > 1) { /* never for `dead', shared by exiting threads */
+    if (got > 1) { /* never for rp_hd_nocache, which threads share */
         bin->head = *(void **)chain;
         bin->count = (uint32_t)(got - 1);
         bin->run_sb = NULL;
@@ -734,7 +717,7 @@ static void flush_outbox(rp_hd_tcache_t *tc)
 
 void rp_hd_tcache_free_remote(rp_hd_tcache_t *tc, rp_hd_sb_t *sb, void *p)
 {
-    if (tc == &dead || rp_hd_opt.outbox_bytes == 0) {
+    if (rp_hd_opt.outbox_bytes == 0) { /* rp_hd_nocache never comes here: free_slow */
         rp_hd_free_locked(sb, p);
         return;
     }
