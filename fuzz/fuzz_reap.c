@@ -10,7 +10,10 @@
  * aligned_alloc of sizes from 0 bytes through the 64 KiB large-object
  * threshold to 1 MiB and beyond any possible size, free, clear, destroy,
  * set a limit, and two kinds of misuse (freeing into the wrong reap, freeing
- * twice) that libreap must report through its misuse handler.  The model
+ * twice) that libreap must report through its misuse handler.  A reap of
+ * 8-byte alignment may start as a region (reap_start_as_region): until its
+ * first free its objects have no header, so the model counts them at the
+ * size asked for, rounded up to 8.  The model
  * remembers every live object, its reap and a pattern written over its whole
  * usable size; patterns are verified before every free and realloc and
  * before the reap holding them is cleared or destroyed, so any overlap of
@@ -53,6 +56,8 @@ typedef struct m_reap {
     uint64_t user_seed;
     size_t limit;       /* 0: none set on this reap */
     size_t grain;       /* 16, or 8 after reap_set_alignment(r, 8) */
+    bool region;        /* reap_start_as_region(): a region after each clear */
+    bool in_region;     /* no reap_free() since its creation or last clear */
     uint64_t cap;       /* max(limit, tree footprint when it was set) */
 } m_reap;
 
@@ -89,9 +94,19 @@ static void zero_check(const unsigned char *p, size_t n)
     }
 }
 
-/* Records a new object and patterns it; checks what every allocation owes. */
-static void reap_obj_add(int slot, int ri, void *p, size_t size, size_t align)
+/* Records a new object and patterns it; checks what every allocation owes.
+ * A headerless one (its reap a region) has no usable size to ask for: the
+ * model patterns what was asked. */
+static void reap_obj_add(int slot, int ri, void *p, size_t size, size_t align, bool headerless)
 {
+    if (headerless) {
+        if ((uintptr_t)p % (align < 8 ? 8 : align))
+            fail("misaligned object", (size_t)p, align);
+        obj_add(slot, ri, p, size, size);
+        objs[slot].headerless = true;
+        objs[slot].exact = align <= 8 && size <= LARGE_THRESHOLD / 2;
+        return;
+    }
     size_t usable = reap_usable_size(p);
     if (usable < size)
         fail("usable size below the request", usable, size);
@@ -100,6 +115,20 @@ static void reap_obj_add(int slot, int ri, void *p, size_t size, size_t align)
         fail("misaligned object", (size_t)p, align);
     obj_add(slot, ri, p, size, usable);
     objs[slot].exact = align <= REAP_ALIGNMENT && usable <= LARGE_THRESHOLD / 2;
+}
+
+/* Does an object of n bytes, aligned to align, come without a header from
+ * reap ri?  While it is a region, unless it is a large object (its own
+ * block, with a header, in any reap): above the threshold, or, over-
+ * aligned, when its padded size is (libreap/src/alloc.c, aligned_plain). */
+static bool lands_headerless(int ri, size_t n, size_t align)
+{
+    if (!reaps[ri].in_region)
+        return false;
+    if (align <= 8)
+        return n <= LARGE_THRESHOLD;
+    size_t block = n <= 8 ? 8 : (n + 7) & ~(size_t)7;
+    return block + align + 32 <= LARGE_THRESHOLD;
 }
 
 /* ---- sizes ------------------------------------------------------------------ */
@@ -186,10 +215,14 @@ static void op_create(fz_in *in)
         fail("a new reap refused alignment 8", (size_t)slot, 0);
     if (reap_set_alignment(r, 4) == 0)
         fail("alignment 4 accepted", (size_t)slot, 0);
+    bool region = (how & 16) && reap_start_as_region(r) == 0;
+    if ((how & 16) && region != (grain == 8))
+        fail("reap_start_as_region: 0 iff the new reap has alignment 8", (size_t)slot, grain);
     TRACE("r%d = reap_create(parent r%d, user_size %zu, alignment %zu)\n", slot, parent,
           opts.user_size, grain);
     nodes[slot] = (fz_node){r, parent, false};
-    reaps[slot] = (m_reap){.user_size = opts.user_size, .user_seed = new_seed(), .grain = grain};
+    reaps[slot] = (m_reap){.user_size = opts.user_size, .user_seed = new_seed(), .grain = grain,
+                           .region = region, .in_region = region};
     if (ua)
         pattern_fill(ua, opts.user_size, reaps[slot].user_seed);
 }
@@ -242,7 +275,7 @@ static void op_malloc(fz_in *in, int kind)
         fail("an impossible size was allocated", total, 0);
     if (kind == 1)
         zero_check(p, total);
-    reap_obj_add(slot, ri, p, total, align);
+    reap_obj_add(slot, ri, p, total, align, lands_headerless(ri, total, align));
 }
 
 static void op_realloc(fz_in *in)
@@ -273,7 +306,13 @@ static void op_realloc(fz_in *in)
     size_t keep = size < o.size ? size : o.size;
     pattern_check(q, keep, o.seed);
     obj_drop(i);
-    reap_obj_add(i, o.node, q, size, reaps[o.node].grain);
+    /* a headerless object shrinks or grows where it is, keeping its block
+     * (so live_bytes may count more than the new size), or moves to a new
+     * one, headerless while the reap is a region */
+    bool headerless = q == o.p ? o.headerless : lands_headerless(o.node, size, 8);
+    reap_obj_add(i, o.node, q, size, reaps[o.node].grain, headerless);
+    if (q == o.p && o.headerless)
+        objs[i].exact = false;
 }
 
 static void op_free(fz_in *in)
@@ -284,6 +323,7 @@ static void op_free(fz_in *in)
     obj_check(i);
     TRACE("free(r%d, o%d %p)\n", objs[i].node, i, (void *)objs[i].p);
     reap_free(reap_of(objs[i].node), objs[i].p);
+    reaps[objs[i].node].in_region = false; /* the first free closes it */
     obj_drop(i);
 }
 
@@ -314,6 +354,7 @@ static void op_double_free(fz_in *in)
     void *p = objs[i].p;
     TRACE("free(r%d, o%d %p) twice: misuse\n", objs[i].node, i, p);
     reap_free(r, p);
+    reaps[objs[i].node].in_region = false;
     obj_drop(i);
     if (setjmp(misuse_jmp) == 0) {
         misuse_armed = 1;
@@ -338,6 +379,7 @@ static void op_clear(fz_in *in)
     TRACE("reap_clear(r%d)\n", ri);
     subtree_drop(ri, false, check_user_area);
     reap_clear(reap_of(ri));
+    reaps[ri].in_region = reaps[ri].region; /* a region again */
     reap_stats_t s;
     reap_get_stats(reap_of(ri), &s);
     if (s.live_objects || s.live_bytes)
@@ -397,6 +439,8 @@ static void check_reap_figures(int ri)
     for (int i = 0; i < FZ_OBJS; i++)
         if (objs[i].p && objs[i].node == ri) {
             uint64_t b = block_min(objs[i].size, reaps[ri].grain), u = objs[i].len + 8;
+            if (objs[i].headerless) /* the size rounded up to 8, at least 8 */
+                b = objs[i].size <= 8 ? 8 : (objs[i].size + 7) & ~(uint64_t)7, u = b;
             count++;
             blocks += b > u ? b : u;
             slack += FUZZ_ANNOTATED ? 24 : 0;

@@ -41,9 +41,11 @@ libreap_libreap_la_LIBADD = libreap/libreap_core.la
 # on the layout REAP_FRONTIER_VERSION in reap.h names; the soname
 # (libreap.so.1) changes when a new layout breaks the old ones.  Interface
 # 2 added reap_create_from() and reap_base_on_trim(); interface 3
-# reap_set_alignment() and the frontier's grain_mask, at its end.
-# Programs built for interfaces 1 and 2 still run on it.
-libreap_libreap_la_LDFLAGS = -version-info 3:0:2 -pthread
+# reap_set_alignment() and the frontier's grain_mask, at its end;
+# interface 4 reap_start_as_region(), reap_discard() and the frontier's
+# head_room, starts and origin, after it.  Programs built for interfaces
+# 1 to 3 still run on it.
+libreap_libreap_la_LDFLAGS = -version-info 4:0:3 -pthread
 
 include_HEADERS += libreap/include/reap.h
 pkgconfigdir = $(libdir)/pkgconfig

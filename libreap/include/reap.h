@@ -129,6 +129,25 @@ REAP_API reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
  */
 REAP_API int reap_set_alignment(reap_t *r, size_t alignment);
 
+/**
+ * Let @p r hand out objects without a header, as a region does, until its
+ * first reap_free().  Such an object costs its size rounded up to 8 bytes;
+ * each chunk spends two bits on every 8 bytes (where objects start, which
+ * are freed), so a free of one is checked as any other: a double free, an
+ * interior or a foreign pointer is a misuse.  Its memory stays in the reap
+ * until reap_clear().  The first reap_free() also makes @p r give the
+ * objects it hands out from then on a header, so that later frees reuse
+ * them; reap_discard() frees without that change.  reap_realloc() keeps a
+ * shrinking object where it is and moves a growing one.  reap_clear()
+ * makes @p r a region again.  Call it on a reap of 8-byte alignment
+ * (reap_set_alignment()) that has handed out nothing since its creation or
+ * last clear.  reap_usable_size() cannot size such objects, and code that
+ * compiled reap_malloc_bump() from a reap.h before REAP_FRONTIER_VERSION 4
+ * must not allocate from such a reap.
+ * @return 0, or EINVAL.
+ */
+REAP_API int reap_start_as_region(reap_t *r);
+
 /** @return the user area of @p r (see reap_options_t), or NULL if it has none. */
 REAP_API void *reap_user_area(reap_t *r);
 
@@ -187,7 +206,17 @@ REAP_API void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t size);
  */
 REAP_API void reap_free(reap_t *r, void *ptr);
 
-/** @return the bytes usable at @p ptr (at least what was asked); 0 for NULL. */
+/**
+ * reap_free(), except that a reap that is still a region
+ * (reap_start_as_region()) stays one.  For frees a library layered on reaps
+ * makes of its own accord, such as APR's hash and table code dropping the
+ * storage it replaced, which say nothing of what the program will free.
+ */
+REAP_API void reap_discard(reap_t *r, void *ptr);
+
+/** @return the bytes usable at @p ptr (at least what was asked); 0 for NULL.
+ *  Not for an object handed out while its reap was a region
+ *  (reap_start_as_region()): it has no header to read. */
 REAP_API size_t reap_usable_size(const void *ptr);
 
 /* ------------------------------------------------------------------------- */
@@ -198,12 +227,14 @@ REAP_API size_t reap_usable_size(const void *ptr);
  * for nothing else: only it and libreap read or write them.  A program
  * that compiles reap_malloc_bump() in depends on this layout and on the
  * block format it writes (an 8-byte header in the second word of the
- * block, the object 16 bytes in); REAP_FRONTIER_VERSION changes when
- * either does.  Version 3 added grain_mask at the end, so code compiled
- * for version 2 still runs on it (with the default grain, which is all
- * it can ask for).
+ * block, the object 16 bytes in; in a reap that is still a region, no
+ * header, the object 8 bytes in, and a bit set in the chunk's bitmap of
+ * starts); REAP_FRONTIER_VERSION changes when either does.  Version 3
+ * added grain_mask at the end, and version 4 head_room, starts and
+ * origin after it, so code compiled for version 2 or 3 still runs on
+ * reaps that reap_start_as_region() has not made regions.
  */
-#define REAP_FRONTIER_VERSION 3
+#define REAP_FRONTIER_VERSION 4
 
 typedef struct reap_frontier {
     char *bump;          /**< where the next bumped block starts */
@@ -217,6 +248,11 @@ typedef struct reap_frontier {
     uint64_t live_bytes; /**< statistics: bytes of live blocks */
     uint64_t allocs;     /**< statistics: allocations */
     size_t grain_mask;   /**< block sizes are multiples of this plus one */
+    size_t head_room;    /**< 8, a block's header; 0 while the reap is a
+                          *   region (reap_start_as_region()) */
+    uint64_t *starts;    /**< NULL, or while a region the current chunk's
+                          *   bitmap of block starts, a bit per 8 bytes */
+    char *origin;        /**< the block start that bit 0 of starts stands for */
 } reap_frontier_t;
 
 /** The bytes of the block a request of @p size bytes takes in a reap of
@@ -228,11 +264,12 @@ static inline size_t reap_block_size(size_t size)
 
 /** The bytes of the block a request of @p size bytes takes in the reap
  *  whose frontier is @p f (size + header, rounded up to its grain, at
- *  least 16). */
+ *  least 16; without a header while the reap is a region, at least 8). */
 static inline size_t reap_frontier_block_size(const reap_frontier_t *f, size_t size)
 {
-    size_t s = (size + 8 + f->grain_mask) & ~f->grain_mask;
-    return s < 16 ? 16 : s;
+    size_t s = (size + f->head_room + f->grain_mask) & ~f->grain_mask;
+    size_t least = f->head_room + 8;
+    return s < least ? least : s;
 }
 
 /** The block of @p bsize bytes (from reap_frontier_block_size()) cut from the
@@ -241,14 +278,21 @@ static inline size_t reap_frontier_block_size(const reap_frontier_t *f, size_t s
 static inline void *reap_frontier_bump(reap_frontier_t *f, size_t bsize)
 {
     char *b = f->bump;
+    uint64_t *starts = f->starts;
+    size_t head_room = f->head_room; /* read before the stores, which may alias */
 
     if (bsize > (size_t)(f->bump_end - b))
         return NULL;
     f->bump = b + bsize;
-    ((size_t *)(void *)b)[1] = bsize | f->head_bits;
+    if (starts) {
+        size_t i = (size_t)(b - f->origin) / 8;
+        starts[i / 64] |= (uint64_t)1 << (i % 64);
+    } else {
+        ((size_t *)(void *)b)[1] = bsize | f->head_bits;
+    }
     f->live_bytes += bsize;
     f->allocs++;
-    return b + 2 * sizeof(size_t);
+    return b + 8 + head_room;
 }
 
 /**

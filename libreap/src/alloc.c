@@ -80,12 +80,13 @@ static rp_block_t *checked_block(reap_t *r, void *p, bool realloc)
 
 /* ---- allocation -------------------------------------------------------------- */
 
-/* Count b, size bytes, as handed out and return its payload. */
+/* Count b, size bytes, as handed out and return its payload (8 bytes in
+ * while the reap is a region, past the header otherwise). */
 static inline void *handed_out(reap_t *r, rp_block_t *b, size_t size)
 {
     r->live_bytes += size;
     r->allocs++;
-    return rp_b2mem(b);
+    return (char *)b + 8 + r->head_room;
 }
 
 static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
@@ -115,7 +116,9 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
     }
     if (!b)
         b = rp_region_bump(r, csz);
-    return b ? handed_out(r, b, rp_bsize(b)) : NULL;
+    if (!b)
+        return NULL;
+    return handed_out(r, b, r->head_room ? rp_bsize(b) : csz); /* a region's have no head */
 }
 
 /* The rest of an allocation once reap_malloc_bump() has failed (or, while
@@ -233,6 +236,20 @@ static void *aligned_small(reap_t *r, size_t alignment, size_t n)
     return rp_b2mem(b);
 }
 
+/* A region's blocks have no header to split: bump the slack too, and let
+ * the object start at the aligned address (region.c makes the bytes before
+ * it a freed block of their own). */
+static void *aligned_region(reap_t *r, size_t alignment, size_t n)
+{
+    char *p = malloc_plain(r, n + alignment);
+    if (!p)
+        return NULL;
+    char *q = (char *)(((uintptr_t)p + alignment - 1) & ~(uintptr_t)(alignment - 1));
+    if (q != p)
+        rp_region_move_start(r, p, q);
+    return q;
+}
+
 static void *aligned_plain(reap_t *r, size_t alignment, size_t n)
 {
     if (alignment <= r->grain_mask + 1)
@@ -247,6 +264,8 @@ static void *aligned_plain(reap_t *r, size_t alignment, size_t n)
             r->allocs++;
         return p;
     }
+    if (r->head_room == 0)
+        return aligned_region(r, alignment, n);
     return aligned_small(r, alignment, n);
 }
 
@@ -328,6 +347,10 @@ static inline void free_any(reap_t *r, void *p)
 {
     if (p == NULL || !reap_given(r, p, "NULL reap passed to reap_free"))
         return;
+    /* a block without header, from while the reap was a region: region.c
+     * checks it against the chunk's bitmaps; its memory waits for the clear */
+    if (RP_UNLIKELY(r->region_start) && rp_region_may_own(r, p) && rp_region_free(r, p))
+        return;
     if (RP_ANNOTATED()) {
         ann_free(r, p);
         return;
@@ -336,20 +359,32 @@ static inline void free_any(reap_t *r, void *p)
 }
 
 /* The event goes first: once freed, the block may be handed out again. */
-static RP_NOINLINE void traced_free(reap_t *r, void *p)
+static RP_NOINLINE void traced_free(reap_t *r, void *p, bool discard)
 {
     if (p)
-        rp_trace_free(r, p);
+        rp_trace_free_as(r, p, discard);
     free_any(r, p);
 }
 
-void reap_free(reap_t *r, void *p)
+void reap_discard(reap_t *r, void *p)
 {
     if (RP_UNLIKELY(rp_tracing())) {
-        traced_free(r, p);
+        traced_free(r, p, true);
         return;
     }
     free_any(r, p);
+}
+
+/* A reap that is still a region frees its first object: the program frees,
+ * so the blocks from here on get headers, and their frees reuse them. */
+void reap_free(reap_t *r, void *p)
+{
+    if (RP_UNLIKELY(rp_tracing()))
+        traced_free(r, p, false);
+    else
+        free_any(r, p);
+    if (RP_UNLIKELY(p != NULL && r != NULL && r->head_room == 0))
+        rp_region_close(r);
 }
 
 /* Bytes from p to the end of its block: what the program may use. */
@@ -434,10 +469,54 @@ static rp_block_t *realloc_block(reap_t *r, void *p)
     return b;
 }
 
+/* realloc of p, a block without header (from while r was a region) of
+ * size bytes in chunk c: shrunk where it is, grown where it is when the
+ * frontier follows it, else moved (and the old block freed).  A freed or
+ * foreign p has been reported: NULL. */
+static void *realloc_region(reap_t *r, rp_chunk_t *c, void *p, size_t n)
+{
+    size_t size = rp_region_size(r, c, p);
+    if (size == 0 || rp_region_freed(r, c, p)) {
+        if (size == 0)
+            rp_misuse(REAP_MISUSE_FOREIGN, REALLOC_FOREIGN, r, p);
+        else
+            rp_misuse(REAP_MISUSE_FREED_REALLOC, "realloc of a freed pointer", r, p);
+        errno = EINVAL;
+        return NULL;
+    }
+    size_t old = RP_ANNOTATED() ? rp_ann_accessible(p, size) : size;
+    if (n == 0) {
+        rp_region_free(r, p);
+        return NULL;
+    }
+    char *b = (char *)p - 8;
+    size_t csz = rp_request2size(r, n);
+    if (n <= size || (c == r->chunk && r->head_room == 0 && b + size == r->bump &&
+                      n <= rp_opt.large_threshold && csz - size <= (size_t)(r->bump_end - r->bump))) {
+        if (n > size) { /* the last block: the frontier moves */
+            r->bump = b + csz;
+            r->live_bytes += csz - size;
+        }
+        rp_ann_object_resize(r, p, old, size > csz ? size : csz, n);
+        return p;
+    }
+    void *q = malloc_any(r, n);
+    if (!q)
+        return NULL;
+    memcpy(q, p, old);
+    rp_region_free(r, p);
+    return q;
+}
+
 static void *realloc_any(reap_t *r, void *p, size_t n)
 {
     if (p == NULL)
         return malloc_any(r, n);
+    if (r != NULL && RP_UNLIKELY(r->region_start)) {
+        rp_chunk_t *c = rp_chunk_of(r, p);
+        if (c && c->region_end && (char *)p < c->region_end)
+            return realloc_region(r, c, p, n);
+    }
     rp_block_t *b = reap_given(r, p, "NULL reap passed to reap_realloc") ? realloc_block(r, p) : NULL;
     if (!b) {
         errno = EINVAL;

@@ -7,6 +7,9 @@
  *   reap    a region with per-object free: struct reap below.
  *   chunk   a piece of memory a reap got from the base allocator and bumps
  *           through (rp_chunk_t); the first one also holds the reap itself.
+ *   region  (a reap that still is one) a reap started with
+ *           reap_start_as_region() that has not yet seen a reap_free(): its
+ *           blocks have no header.
  *   block   one object's memory inside a chunk, with a boundary tag: in use
  *           (handed to the program) or free (on the reap's heap).
  *   frontier the reap's bump pointer: everything from it to the end of the
@@ -40,9 +43,20 @@
  * once freed, wait on a quick list, still marked in use, until a request
  * of their size takes them or a free neighbour lets them merge.
  *
+ * A reap started as a region (reap_start_as_region) bumps blocks without
+ * headers until its first reap_free(): a block of n bytes is n rounded up
+ * to 8 (at least 8), its object 8 bytes in (where a head would be), so
+ * objects lie side by side.  The chunk keeps a bitmap of where blocks start
+ * and one of which are freed (rp_chunk_t), and region_end marks where its
+ * headerless blocks stop: a free finds p's chunk by walking the reap's
+ * chunks, sizes the block by the next start bit and checks it by both
+ * bitmaps; its memory waits for the clear.  The first block with a header
+ * starts at the frontier as it was then, so the last headerless object is
+ * its prev_foot, and RP_PINUSE keeps anything from coalescing into them.
+ *
  * Invariants
  *   - RP_PINUSE of a block is set iff the block before it is in use (or it
- *     is the first block of its chunk).  RP_CINUSE is set iff it is in use
+ *     is the first block of its chunk, or the first after headerless ones).  RP_CINUSE is set iff it is in use
  *     or quick; RP_QUICK iff it is on a quick list.
  *   - No two free blocks are neighbours (frees coalesce at once), and no
  *     free block is smaller than RP_MIN_BLOCK.
@@ -113,7 +127,12 @@ typedef struct rp_chunk {
     struct rp_chunk *older; /* the chunk before this one; NULL for the first */
     struct rp_chunk *newer; /* the chunk after it; NULL for the current one */
     size_t size;            /* bytes from the base allocator (rp_base_free) */
-    size_t pad;             /* keeps the arena 16-byte aligned */
+    /* Blocks without headers (the reap was a region: reap_start_as_region)
+     * lie from the arena up to region_end; starts and freed, a bit for
+     * each 8 bytes from the arena, before it, say where they start and
+     * which are freed.  All NULL in a chunk of headed blocks. */
+    char *region_end;
+    uint64_t *starts, *freed;
 } rp_chunk_t;
 
 #define RP_FENCE_ROOM 32u /* fence: prev_foot, head, owning chunk, pad */
@@ -168,6 +187,10 @@ struct reap {
     uint64_t live_bytes; /* statistics: bytes of live blocks */
     uint64_t allocs;     /* statistics: allocations since creation */
     size_t grain_mask;   /* the grain less one: 15, or 7 (reap_set_alignment) */
+    size_t head_room;  /* RP_HEADER, or 0 while a region (reap_start_as_region) */
+    uint64_t *starts;  /* the current chunk's starts while a region, else NULL */
+    char *origin;      /* its arena: the block start of bit 0 */
+    bool region_start; /* reap_start_as_region(): a region again after a clear */
     bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
                         * (the bins may still hold retired chunks' tails,
                         * tried only before the reap takes a new chunk);
@@ -236,6 +259,9 @@ RP_SAME_FIELD(live_bytes);
 RP_SAME_FIELD(allocs);
 RP_SAME_FIELD(inline_limit);
 RP_SAME_FIELD(grain_mask);
+RP_SAME_FIELD(head_room);
+RP_SAME_FIELD(starts);
+RP_SAME_FIELD(origin);
 #undef RP_SAME_FIELD
 _Static_assert(RP_GRAIN == REAP_ALIGNMENT && RP_HEADER == 8 && RP_MIN_SIZE == 16 &&
                    offsetof(rp_block_t, head) == sizeof(size_t),
@@ -311,7 +337,7 @@ static inline char *rp_first_arena(const reap_t *r)
  * leaves nothing behind. */
 static inline bool rp_region_untouched(const reap_t *r)
 {
-    return r->bump == rp_first_arena(r) && r->chunk == r->first && r->first->older == NULL &&
+    return r->bump == rp_chunk_arena(r, r->first) && r->chunk == r->first && r->first->older == NULL &&
            r->heap == NULL && r->lost == NULL && r->large == NULL;
 }
 void *rp_large_alloc(reap_t *r, size_t n, size_t alignment);
@@ -323,6 +349,35 @@ bool rp_region_try_release(reap_t *r, rp_block_t *b, size_t size);
 size_t rp_large_footprint(const rp_block_t *b);
 /* Debug: is p inside a chunk or large object of r? */
 bool rp_region_owns(const reap_t *r, const void *p);
+/* Make r, untouched, a region: blocks without headers from its frontier
+ * on (reap_start_as_region; rp_region_init does it again after a clear). */
+void rp_region_begin(reap_t *r);
+/* The first free of a region: blocks get headers from the frontier on. */
+void rp_region_close(reap_t *r);
+/* The chunk of r that p lies in, or NULL. */
+rp_chunk_t *rp_chunk_of(const reap_t *r, const void *p);
+/* Free p if it is a block without header of r (checked: a misuse is
+ * reported); false, doing nothing, when it is not one. */
+bool rp_region_free(reap_t *r, void *p);
+/* False when p is surely not a block without header of r: it lies in the
+ * current chunk, past that chunk's headerless part (the common case of a
+ * reap that frees, once its region is closed).  One compare or three, no
+ * call; true sends the caller to rp_region_free(). */
+static inline bool rp_region_may_own(const reap_t *r, const void *p)
+{
+    const rp_chunk_t *c = r->chunk;
+    if ((const char *)p > (const char *)c && (const char *)p < (const char *)c + c->size)
+        return c->region_end != NULL && (const char *)p < c->region_end;
+    return true;
+}
+/* p, in the part of chunk c of r without headers: the bytes from p to the
+ * next block, or 0 if no block starts at p. */
+size_t rp_region_size(const reap_t *r, const rp_chunk_t *c, const void *p);
+/* The block that starts at p (rp_region_size() > 0) has been freed. */
+bool rp_region_freed(const reap_t *r, const rp_chunk_t *c, const void *p);
+/* p, n bytes, without header, was just handed out at the frontier's
+ * previous place; it now starts at q, further on in the same block. */
+void rp_region_move_start(reap_t *r, void *p, void *q);
 
 /* ---- leaheap.c: the bins -------------------------------------------------- */
 

@@ -315,6 +315,11 @@ static size_t check_chunk(const reap_t *r, const rp_chunk_t *c, size_t *quick_by
     size_t free_bytes = 0;
     bool prev_inuse = true;
     rp_block_t *b = (rp_block_t *)rp_chunk_arena(r, c);
+    if (c->starts) { /* blocks without headers first (the reap was a region) */
+        if (c == r->chunk && r->head_room == 0)
+            return 0;
+        b = (rp_block_t *)(c->region_end - 8); /* the first with one, or the fence */
+    }
     for (;;) {
         if ((char *)b == r->bump && c == r->chunk) {
             if (!prev_inuse)

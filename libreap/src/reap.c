@@ -250,11 +250,30 @@ int reap_set_alignment(reap_t *r, size_t alignment)
     }
     /* Blocks already handed out keep the old grain, and the free code
      * checks pointers against the new one. */
-    if ((alignment != RP_GRAIN_MIN && alignment != RP_GRAIN) || !rp_region_untouched(r))
+    if ((alignment != RP_GRAIN_MIN && alignment != RP_GRAIN) || !rp_region_untouched(r) ||
+        (r->region_start && alignment != RP_GRAIN_MIN))
         return EINVAL;
     r->grain_mask = alignment - 1;
     if (RP_UNLIKELY(rp_tracing()))
         rp_trace_align(r, alignment);
+    return 0;
+}
+
+int reap_start_as_region(reap_t *r)
+{
+    if (RP_UNLIKELY(r == NULL)) {
+        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_start_as_region", r, NULL);
+        return EINVAL;
+    }
+    /* A region's objects start 8 bytes into their blocks: the 8-byte grain. */
+    if (r->grain_mask != RP_GRAIN_MIN - 1 || !rp_region_untouched(r))
+        return EINVAL;
+    if (!r->region_start) {
+        r->region_start = true;
+        rp_region_begin(r);
+        if (RP_UNLIKELY(rp_tracing()))
+            rp_trace_region(r);
+    }
     return 0;
 }
 
@@ -339,7 +358,7 @@ void reap_clear(reap_t *r)
     /* httpd clears pools that often hold nothing (the core output
      * filter's, twice a request): a reap whose frontier still stands where
      * the last clear left it has nothing to give back or reset. */
-    if (rp_region_untouched(r))
+    if (rp_region_untouched(r) && !(r->region_start && r->head_room != 0))
         return;
     r->heap = NULL;
     r->quick_below = 0;

@@ -33,27 +33,182 @@ typedef struct fence {
     rp_chunk_t *chunk;
 } fence_t;
 
-char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c)
+/* Where a chunk's bitmaps go, or its blocks when it has none. */
+static char *chunk_start(const reap_t *r, const rp_chunk_t *c)
 {
     return c == r->first ? rp_first_arena(r) : (char *)c + sizeof(rp_chunk_t);
 }
 
+char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c)
+{
+    if (c->starts) /* past the two bitmaps, of equal length */
+        return (char *)(c->freed + (c->freed - c->starts));
+    return chunk_start(r, c);
+}
+
+/* ---- blocks without headers (reap_start_as_region) ------------------------ */
+
+/* Words of each bitmap of c: a bit for every 8 bytes after its start (a
+ * few more than its arena, which the bitmaps shorten). */
+static size_t bitmap_words(const reap_t *r, const rp_chunk_t *c)
+{
+    size_t bytes = (size_t)((char *)c + c->size - chunk_start(r, c));
+    return (bytes / 8 + 63) / 64;
+}
+
+/* Room a chunk of about n bytes needs for its two bitmaps while r is a
+ * region (a bit per 8 bytes each, rounded up to words), with slack for the
+ * rounding of the chunk's size. */
+static size_t bitmap_room(const reap_t *r, size_t n)
+{
+    return r->head_room ? 0 : n / 16 + 64;
+}
+
+/* Put c's bitmaps, cleared, at its start, on the page the chunk's header
+ * already touches (at its end they would make a chunk that is little used
+ * resident to its last page): its blocks will have no headers. */
+static void lay_out_bitmaps(const reap_t *r, rp_chunk_t *c)
+{
+    size_t words = bitmap_words(r, c);
+    c->starts = (uint64_t *)(void *)chunk_start(r, c);
+    c->freed = c->starts + words;
+    c->region_end = (char *)c + c->size; /* all of it, while it is the current chunk */
+    rp_ann_fresh(c->starts, 2 * words * sizeof(uint64_t));
+    memset(c->starts, 0, 2 * words * sizeof(uint64_t));
+}
+
+/* A new chunk: with bitmaps while r is a region, else without. */
+static void chunk_format(const reap_t *r, rp_chunk_t *c)
+{
+    if (r->head_room == 0) {
+        lay_out_bitmaps(r, c);
+    } else {
+        c->starts = c->freed = NULL;
+        c->region_end = NULL;
+    }
+}
+
+static inline size_t bit_of(const reap_t *r, const rp_chunk_t *c, const char *b)
+{
+    return (size_t)(b - rp_chunk_arena(r, c)) / 8;
+}
+
+static inline bool bit_test(const uint64_t *map, size_t i) { return (map[i / 64] >> (i % 64)) & 1; }
+static inline void bit_set(uint64_t *map, size_t i) { map[i / 64] |= (uint64_t)1 << (i % 64); }
+
+void rp_region_close(reap_t *r)
+{
+    RP_ASSERT(r->head_room == 0);
+    /* The last block without header ends 8 bytes past the frontier (its
+     * object is 8 bytes into its block); the first block with one starts
+     * at the frontier, its prev_foot over those 8 bytes, as any block's. */
+    r->chunk->region_end = r->bump + 8;
+    r->head_room = RP_HEADER;
+    r->starts = NULL;
+}
+
+rp_chunk_t *rp_chunk_of(const reap_t *r, const void *p)
+{
+    for (rp_chunk_t *c = r->chunk; c; c = c->older)
+        if ((const char *)p > (const char *)c && (const char *)p < (const char *)c + c->size)
+            return c;
+    return NULL;
+}
+
+size_t rp_region_size(const reap_t *r, const rp_chunk_t *c, const void *p)
+{
+    const char *b = (const char *)p - 8, *arena = rp_chunk_arena(r, c);
+    /* where the last block without header ends: the frontier of a chunk
+     * still being bumped as a region, else 8 bytes before region_end */
+    const char *limit = c == r->chunk && r->head_room == 0 ? r->bump : c->region_end - 8;
+    if (((uintptr_t)p & 7) != 0 || b < arena || b >= limit)
+        return 0;
+    size_t i = bit_of(r, c, b), end = bit_of(r, c, limit);
+    if (!bit_test(c->starts, i))
+        return 0;
+    /* the next start, a word at a time */
+    size_t j = i + 1;
+    while (j < end) {
+        uint64_t w = c->starts[j / 64] >> (j % 64);
+        if (w) {
+            size_t k = j + (size_t)__builtin_ctzll(w);
+            return ((k < end ? k : end) - i) * 8;
+        }
+        j = (j / 64 + 1) * 64;
+    }
+    return (size_t)(limit - b);
+}
+
+bool rp_region_freed(const reap_t *r, const rp_chunk_t *c, const void *p)
+{
+    return bit_test(c->freed, bit_of(r, c, (const char *)p - 8));
+}
+
+bool rp_region_free(reap_t *r, void *p)
+{
+    rp_chunk_t *c = rp_chunk_of(r, p);
+    if (!c || !c->region_end || (char *)p >= c->region_end)
+        return false;
+    size_t size = rp_region_size(r, c, p);
+    if (size == 0) {
+        rp_misuse(REAP_MISUSE_FOREIGN, "free of a pointer this reap did not hand out:", r, p);
+        return true;
+    }
+    if (rp_region_freed(r, c, p)) {
+        rp_misuse(REAP_MISUSE_DOUBLE_FREE, "double free of", r, p);
+        return true;
+    }
+    bit_set(c->freed, bit_of(r, c, (char *)p - 8));
+    r->frees++;
+    rp_live_sub(r, size);
+    rp_ann_object_free(r, p, size);
+    return true;
+}
+
+void rp_region_move_start(reap_t *r, void *p, void *q)
+{
+    rp_chunk_t *c = rp_chunk_of(r, p);
+    RP_ASSERT(c && c->starts && (char *)q > (char *)p && (((uintptr_t)q - (uintptr_t)p) & 7) == 0);
+    /* the bytes before q become a block of their own, freed at once */
+    bit_set(c->starts, bit_of(r, c, (char *)q - 8));
+    bit_set(c->freed, bit_of(r, c, (char *)p - 8));
+    rp_live_sub(r, (size_t)((char *)q - (char *)p));
+}
+
+/* ---- the frontier ------------------------------------------------------------ */
+
 static void set_frontier(reap_t *r, rp_chunk_t *c)
 {
+    char *end = (char *)c + c->size;
     r->chunk = c;
     r->bump = rp_chunk_arena(r, c);
-    r->bump_end = (char *)c + c->size - RP_FENCE_ROOM;
-    rp_ann_noaccess(r->bump, (size_t)((char *)c + c->size - r->bump));
+    r->bump_end = end - RP_FENCE_ROOM;
+    r->starts = c->starts;
+    r->origin = r->bump;
+    rp_ann_noaccess(r->bump, (size_t)(end - r->bump));
+}
+
+void rp_region_begin(reap_t *r)
+{
+    RP_ASSERT(rp_region_untouched(r) && r->grain_mask == RP_GRAIN_MIN - 1);
+    r->head_room = 0;
+    lay_out_bitmaps(r, r->first);
+    set_frontier(r, r->first);
 }
 
 void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size)
 {
     first->older = first->newer = NULL;
     first->size = first_size;
+    first->starts = first->freed = NULL;
+    first->region_end = NULL;
     r->first = first;
+    r->head_room = RP_HEADER;
     rp_ann_pool_create(r);
     set_frontier(r, first);
     r->next_chunk_size = first_size * 2 < rp_opt.max_chunk ? first_size * 2 : rp_opt.max_chunk;
+    if (r->region_start)
+        rp_region_begin(r);
 }
 
 /* The heap's bin table is carved from the frontier as an ordinary in-use
@@ -78,7 +233,9 @@ static void retire(reap_t *r, rp_chunk_t *old, char *bump, char *end, bool may_m
 {
     size_t tail = (size_t)(end - bump);
     size_t pinuse = RP_PINUSE;
-    if (tail >= rp_opt.tail_keep && (r->heap || may_make_bins)) {
+    if (r->head_room == 0) /* a region keeps no tail; its blocks end here */
+        old->region_end = bump + 8;
+    else if (tail >= rp_opt.tail_keep && (r->heap || may_make_bins)) {
         rp_block_t *t = (rp_block_t *)bump;
         if (!r->heap)
             heap_create(r);
@@ -162,6 +319,7 @@ static void give(reap_t *r, void *p, size_t size, bool chunk)
 static int new_chunk(reap_t *r, size_t csz)
 {
     size_t need = sizeof(rp_chunk_t) + csz + rp_request2size(r, sizeof(rp_heap_t)) + RP_FENCE_ROOM;
+    need += bitmap_room(r, need);
     size_t size = r->next_chunk_size;
     while (size < need)
         size *= 2;
@@ -181,6 +339,7 @@ static int new_chunk(reap_t *r, size_t csz)
     char *old_bump = r->bump, *old_end = r->bump_end;
     rp_chunk_list_push(&r->chunk, c);
     c->size = size;
+    chunk_format(r, c);
     set_frontier(r, c);
     retire(r, old, old_bump, old_end, true); /* c was sized to hold the bins too */
     if (r->next_chunk_size < rp_opt.max_chunk)
@@ -204,16 +363,22 @@ bool rp_region_heap_ensure(reap_t *r)
  * chunk and retired at once; it goes back when its block is freed. */
 static rp_block_t *side_block(reap_t *r, size_t csz)
 {
-    size_t size = rp_chunk_round(r->src, sizeof(rp_chunk_t) + csz + RP_FENCE_ROOM);
+    size_t need = sizeof(rp_chunk_t) + csz + RP_FENCE_ROOM;
+    size_t size = rp_chunk_round(r->src, need + bitmap_room(r, need));
     rp_chunk_t *c = take(r, size, true);
     if (!c)
         return NULL;
     c->size = size;
+    chunk_format(r, c);
     rp_chunk_list_insert(&r->chunk, r->chunk, c); /* behind the current one */
     rp_block_t *b = (rp_block_t *)rp_chunk_arena(r, c);
-    rp_ann_noaccess(b, (size_t)((char *)c + size - (char *)b));
-    b->head = csz | r->head_bits;
-    retire(r, c, (char *)b + csz, (char *)c + size - RP_FENCE_ROOM, false);
+    char *end = (char *)c + size;
+    rp_ann_noaccess(b, (size_t)(end - (char *)b));
+    if (c->starts)
+        bit_set(c->starts, 0);
+    else
+        b->head = csz | r->head_bits;
+    retire(r, c, (char *)b + csz, end - RP_FENCE_ROOM, false);
     return b;
 }
 
@@ -229,7 +394,10 @@ rp_block_t *rp_region_bump(reap_t *r, size_t csz)
     rp_block_t *b = (rp_block_t *)r->bump;
     r->bump += csz;
     RP_ASSERT((csz & r->grain_mask) == 0 && r->bump <= r->bump_end); /* the fence still fits */
-    b->head = csz | r->head_bits;
+    if (r->starts)
+        bit_set(r->starts, (size_t)((char *)b - r->origin) / 8);
+    else
+        b->head = csz | r->head_bits;
     return b;
 }
 

@@ -26,17 +26,21 @@ static size_t documented_block(size_t n) { return (n + 8 + 15) / 16 * 16; }
 static void block_size_follows_the_documented_rule(void **state)
 {
     (void)state;
-    static const size_t want[][3] = { /* request, block at 16, block at 8 */
-        {0, 16, 16}, {1, 16, 16}, {8, 16, 16}, {9, 32, 24}, {16, 32, 24},
-        {17, 32, 32}, {24, 32, 32}, {25, 48, 40}, {40, 48, 48}, {50, 64, 64},
-        {80, 96, 88}, {100, 112, 112}, {1000, 1008, 1008}, {3000, 3008, 3008},
-        {4089, 4112, 4104},
+    /* request, block at 16, block at 8, block at 8 while a region (no
+     * header: the request rounded up to 8, at least 8) */
+    static const size_t want[][4] = {
+        {0, 16, 16, 8}, {1, 16, 16, 8}, {8, 16, 16, 8}, {9, 32, 24, 16}, {16, 32, 24, 16},
+        {17, 32, 32, 24}, {24, 32, 32, 24}, {25, 48, 40, 32}, {40, 48, 48, 40},
+        {50, 64, 64, 56}, {80, 96, 88, 80}, {100, 112, 112, 104},
+        {1000, 1008, 1008, 1000}, {3000, 3008, 3008, 3000}, {4089, 4112, 4104, 4096},
     };
-    reap_frontier_t f16 = {.grain_mask = 15}, f8 = {.grain_mask = 7};
+    reap_frontier_t f16 = {.grain_mask = 15, .head_room = 8}, f8 = {.grain_mask = 7, .head_room = 8};
+    reap_frontier_t fr = {.grain_mask = 7, .head_room = 0};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         assert_int_equal(reap_block_size(want[i][0]), want[i][1]);
         assert_int_equal(reap_frontier_block_size(&f16, want[i][0]), want[i][1]);
         assert_int_equal(reap_frontier_block_size(&f8, want[i][0]), want[i][2]);
+        assert_int_equal(reap_frontier_block_size(&fr, want[i][0]), want[i][3]);
     }
 }
 

@@ -12,6 +12,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <string.h>
+#include <errno.h>
 
 #include "base/base.h"
 #include "internal.h"
@@ -340,6 +342,258 @@ static void a_limit_counts_the_source_chunks(void **state)
     assert_int_equal(ts.n_out, 0);
 }
 
+
+/* ---- reaps that start as regions (reap_start_as_region) ------------------- */
+
+typedef struct {
+    int calls;
+    reap_misuse_kind_t kind;
+    const void *ptr;
+} misuse_seen_t;
+
+/* Count the report and leave the object alone, so the test goes on. */
+static int note_misuse(const reap_misuse_t *m, void *arg)
+{
+    misuse_seen_t *s = arg;
+    s->calls++;
+    s->kind = m->kind;
+    s->ptr = m->ptr;
+    return REAP_MISUSE_LEAK;
+}
+
+static reap_t *region_reap(void)
+{
+    reap_t *r = reap_create(NULL);
+    assert_int_equal(reap_set_alignment(r, 8), 0);
+    assert_int_equal(reap_start_as_region(r), 0);
+    return r;
+}
+
+static uint64_t stat_of(const reap_t *r, size_t off)
+{
+    reap_stats_t st;
+    reap_get_stats(r, &st);
+    return *(const uint64_t *)((const char *)&st + off);
+}
+#define STAT(r, f) stat_of((r), offsetof(reap_stats_t, f))
+
+static void a_region_start_needs_an_untouched_reap_of_8_byte_alignment(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    assert_int_equal(reap_start_as_region(r), EINVAL); /* 16-byte alignment */
+    assert_int_equal(reap_set_alignment(r, 8), 0);
+    assert_non_null(reap_malloc(r, 10));
+    assert_int_equal(reap_start_as_region(r), EINVAL); /* handed out an object */
+    reap_clear(r);
+    assert_int_equal(reap_start_as_region(r), 0);
+    assert_int_equal(reap_set_alignment(r, 16), EINVAL); /* a region keeps 8 */
+    reap_destroy(r);
+}
+
+/* Objects lie side by side, each its size rounded up to 8 (as APR's pools
+ * round them), where a reap with headers spends 8 more on each. */
+static void a_region_packs_objects_without_headers(void **state)
+{
+    (void)state;
+    reap_t *r = region_reap();
+    reap_t *h = reap_create(NULL);
+    assert_int_equal(reap_set_alignment(h, 8), 0);
+    static const size_t sizes[] = {1, 8, 9, 15, 24, 40, 50, 80, 100, 0, 7};
+    for (int round = 0; round < 50; round++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            size_t n = sizes[i];
+            char *p = reap_malloc(r, n), *q = reap_malloc(r, 1);
+            assert_non_null(p);
+            assert_true(((uintptr_t)p & 7) == 0);
+            size_t want = n <= 8 ? 8 : (n + 7) / 8 * 8;
+            if (q != NULL && rp_chunk_of(r, p) == rp_chunk_of(r, q))
+                assert_int_equal(q - p, want);
+            memset(p, 0xA5, n); /* all of it is the program's */
+            assert_non_null(reap_malloc(h, n));
+            assert_non_null(reap_malloc(h, 1));
+        }
+    assert_int_equal(STAT(h, live_bytes) - STAT(r, live_bytes), 50 * 2 * 11 * 8);
+    rp_heap_check(r);
+    reap_destroy(r);
+    reap_destroy(h);
+}
+
+/* A free of an object made while the reap was a region counts it freed
+ * (its memory waits for the clear), and from the first reap_free() on the
+ * reap's objects have headers, so their frees make room for the next. */
+static void the_first_free_gives_later_objects_headers(void **state)
+{
+    (void)state;
+    reap_t *r = region_reap();
+    char *a = reap_malloc(r, 40), *b = reap_malloc(r, 40);
+    assert_int_equal(b - a, 40);
+    uint64_t live = STAT(r, live_bytes);
+    reap_free(r, a);
+    assert_int_equal(STAT(r, frees), 1);
+    assert_int_equal(STAT(r, live_objects), 1);
+    assert_int_equal(STAT(r, live_bytes), live - 40);
+    char *c = reap_malloc(r, 40), *d = reap_malloc(r, 40);
+    assert_ptr_not_equal(c, a); /* a stays where it was, unused */
+    assert_int_equal(d - c, 48); /* a header each now */
+    reap_free(r, c);
+    assert_ptr_equal(reap_malloc(r, 40), c); /* and its space is reused */
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+/* reap_discard() frees as reap_free() does but leaves a region one. */
+static void a_discard_leaves_a_region_one(void **state)
+{
+    (void)state;
+    reap_t *r = region_reap();
+    char *a = reap_malloc(r, 32);
+    assert_non_null(reap_malloc(r, 32));
+    reap_discard(r, a);
+    assert_int_equal(STAT(r, frees), 1);
+    char *c = reap_malloc(r, 24), *d = reap_malloc(r, 24);
+    assert_int_equal(d - c, 24); /* still without headers */
+    misuse_seen_t seen = {0};
+    reap_set_misuse_handler(note_misuse, &seen);
+    reap_discard(r, a);
+    reap_set_misuse_handler(NULL, NULL);
+    assert_int_equal(seen.calls, 1);
+    assert_int_equal(seen.kind, REAP_MISUSE_DOUBLE_FREE);
+    reap_destroy(r);
+}
+
+/* Without headers a free is still checked: twice, an interior pointer, a
+ * misaligned one, another reap's, a place not handed out yet. */
+static void region_objects_report_misuse(void **state)
+{
+    (void)state;
+    reap_t *r = region_reap(), *other = region_reap();
+    char *a = reap_malloc(r, 64), *b = reap_malloc(r, 64);
+    char *o = reap_malloc(other, 64);
+    misuse_seen_t seen = {0};
+    reap_set_misuse_handler(note_misuse, &seen);
+    reap_free(r, b);
+    assert_int_equal(seen.calls, 0);
+    reap_free(r, b);
+    assert_int_equal(seen.calls, 1);
+    assert_int_equal(seen.kind, REAP_MISUSE_DOUBLE_FREE);
+    assert_ptr_equal(seen.ptr, b);
+    reap_free(r, a + 8);
+    assert_int_equal(seen.calls, 2);
+    assert_int_equal(seen.kind, REAP_MISUSE_FOREIGN);
+    reap_free(r, a + 4);
+    assert_int_equal(seen.calls, 3);
+    assert_int_equal(seen.kind, REAP_MISUSE_FOREIGN);
+    reap_free(r, o);
+    assert_int_equal(seen.calls, 4);
+    assert_int_equal(seen.kind, REAP_MISUSE_FOREIGN);
+    assert_null(reap_realloc(r, b, 100));
+    assert_int_equal(seen.calls, 5);
+    assert_int_equal(seen.kind, REAP_MISUSE_FREED_REALLOC);
+    assert_null(reap_realloc(r, a + 16, 100));
+    assert_int_equal(seen.calls, 6);
+    assert_int_equal(seen.kind, REAP_MISUSE_FOREIGN);
+    reap_set_misuse_handler(NULL, NULL);
+    /* a itself is sound: freed once, without a report */
+    reap_free(r, a);
+    assert_int_equal(seen.calls, 6);
+    assert_int_equal(STAT(r, frees), 2);
+    reap_destroy(other);
+    reap_destroy(r);
+}
+
+/* Objects in every chunk a region filled, a side chunk's included, are
+ * found and checked; a clear makes the reap a region again. */
+static void region_frees_find_their_chunk(void **state)
+{
+    (void)state;
+    reap_t *r = region_reap();
+    char *objs[3000];
+    for (int i = 0; i < 3000; i++) {
+        objs[i] = reap_malloc(r, 16 + (size_t)(i % 13) * 8);
+        assert_non_null(objs[i]);
+        memset(objs[i], i & 0xff, 16);
+    }
+    size_t room = (size_t)(r->bump_end - r->bump);
+    char *side = reap_malloc(r, room + r->next_chunk_size / 2);
+    assert_non_null(side);
+    assert_true(nchunks(r) > 4);
+    misuse_seen_t seen = {0};
+    reap_set_misuse_handler(note_misuse, &seen);
+    for (int i = 0; i < 3000; i += 3)
+        reap_free(r, objs[i]);
+    reap_free(r, side);
+    assert_int_equal(seen.calls, 0);
+    assert_int_equal(STAT(r, frees), 1001);
+    for (int i = 1; i < 3000; i += 3)
+        for (int k = 0; k < 16; k++)
+            assert_int_equal((unsigned char)objs[i][k], i & 0xff);
+    reap_free(r, objs[3]);
+    reap_free(r, side);
+    assert_int_equal(seen.calls, 2);
+    reap_set_misuse_handler(NULL, NULL);
+    rp_heap_check(r);
+    reap_clear(r);
+    char *p = reap_malloc(r, 16), *q = reap_malloc(r, 16);
+    assert_int_equal(q - p, 16); /* a region again */
+    reap_destroy(r);
+}
+
+/* realloc keeps a shrinking object, grows the last one where it is, and
+ * moves one that something follows, freeing the old block. */
+static void region_realloc(void **state)
+{
+    (void)state;
+    reap_t *r = region_reap();
+    char *a = reap_malloc(r, 100);
+    memset(a, 7, 100);
+    assert_ptr_equal(reap_realloc(r, a, 50), a);
+    char *g = reap_realloc(r, a, 300); /* a is the last block: it grows */
+    assert_ptr_equal(g, a);
+    char *b = reap_malloc(r, 10);
+    assert_int_equal(b - a, 304);
+    char *m = reap_realloc(r, a, 600);
+    assert_ptr_not_equal(m, a);
+    for (int k = 0; k < 100; k++)
+        assert_int_equal(m[k], 7);
+    misuse_seen_t seen = {0};
+    reap_set_misuse_handler(note_misuse, &seen);
+    reap_free(r, a); /* the move freed it */
+    reap_set_misuse_handler(NULL, NULL);
+    assert_int_equal(seen.kind, REAP_MISUSE_DOUBLE_FREE);
+    char *z = reap_malloc(r, 8);
+    assert_null(reap_realloc(r, z, 0)); /* frees */
+    assert_int_equal(STAT(r, live_objects), 2);
+    reap_destroy(r);
+}
+
+/* Over-aligned objects and large ones in a region. */
+static void region_aligned_and_large(void **state)
+{
+    (void)state;
+    reap_t *r = region_reap();
+    assert_non_null(reap_malloc(r, 8));
+    char *p = reap_aligned_alloc(r, 64, 100);
+    assert_non_null(p);
+    assert_true(((uintptr_t)p & 63) == 0);
+    memset(p, 1, 100);
+    uint64_t fp = reap_footprint(r, NULL);
+    char *big = reap_malloc(r, rp_opt.large_threshold + 1);
+    assert_non_null(big);
+    assert_true(reap_footprint(r, NULL) > fp);
+    misuse_seen_t seen = {0};
+    reap_set_misuse_handler(note_misuse, &seen);
+    reap_discard(r, big); /* a large object goes back at once */
+    assert_int_equal(reap_footprint(r, NULL), fp);
+    reap_discard(r, p);
+    reap_discard(r, p);
+    reap_set_misuse_handler(NULL, NULL);
+    assert_int_equal(seen.calls, 1);
+    assert_int_equal(seen.kind, REAP_MISUSE_DOUBLE_FREE);
+    assert_int_equal(STAT(r, live_objects), 1);
+    reap_destroy(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +608,14 @@ int main(void)
         cmocka_unit_test(base_gets_everything_back),
         cmocka_unit_test(chunks_come_from_the_source_and_go_back),
         cmocka_unit_test(a_limit_counts_the_source_chunks),
+        cmocka_unit_test(a_region_start_needs_an_untouched_reap_of_8_byte_alignment),
+        cmocka_unit_test(a_region_packs_objects_without_headers),
+        cmocka_unit_test(the_first_free_gives_later_objects_headers),
+        cmocka_unit_test(a_discard_leaves_a_region_one),
+        cmocka_unit_test(region_objects_report_misuse),
+        cmocka_unit_test(region_frees_find_their_chunk),
+        cmocka_unit_test(region_realloc),
+        cmocka_unit_test(region_aligned_and_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

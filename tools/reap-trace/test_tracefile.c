@@ -47,8 +47,9 @@ static void test_varints(void **state)
     assert_int_equal(rp_zigzag(-1), 1); /* small magnitudes stay small */
 }
 
-/* Record: parent p (tagged "parent"), child c (8-byte alignment); three
- * objects, a free, a realloc, a clear of p (which takes c), a destroy of p. */
+/* Record: parent p (tagged "parent"), child c (8-byte alignment, started
+ * as a region); three objects, a free, a discard, a realloc, a clear of p
+ * (which takes c), a destroy of p. */
 static void test_record_read_back(void **state)
 {
     (void)state;
@@ -57,8 +58,10 @@ static void test_record_read_back(void **state)
     assert_non_null(c);
     reap_trace_tag(p, "parent");
     assert_int_equal(reap_set_alignment(c, 8), 0);
+    assert_int_equal(reap_start_as_region(c), 0);
     void *a = reap_malloc(p, 100), *b = reap_malloc(c, 200), *d = reap_malloc(p, 50);
     reap_free(p, a);
+    reap_discard(c, b);
     void *e = reap_realloc(p, d, 5000);
     assert_non_null(b);
     assert_non_null(e);
@@ -74,7 +77,7 @@ static void test_record_read_back(void **state)
         uint8_t kind;
         uint64_t size;
     } want[] = {{RT_CREATE, 0}, {RT_CREATE, 0}, {RT_ALLOC, 100}, {RT_ALLOC, 200}, {RT_ALLOC, 50},
-                {RT_FREE, 100}, {RT_REALLOC, 5000}, {RT_CLEAR, 0}, {RT_DESTROY, 0}};
+                {RT_FREE, 100}, {RT_FREE, 200}, {RT_REALLOC, 5000}, {RT_CLEAR, 0}, {RT_DESTROY, 0}};
     assert_int_equal(tr.nops, sizeof want / sizeof want[0]);
     for (size_t i = 0; i < tr.nops; i++) {
         assert_int_equal(tr.ops[i].kind, want[i].kind);
@@ -86,12 +89,14 @@ static void test_record_read_back(void **state)
     uint32_t rp = tr.ops[0].reap, rc = tr.ops[1].reap;
     assert_int_equal(tr.ops[1].other, rp + 1);        /* c's parent is p */
     assert_int_equal(tr.ops[3].reap, rc);             /* b came from c */
-    assert_int_equal(tr.ops[6].obj, tr.ops[4].obj);   /* the realloc moved d */
+    assert_int_equal(tr.ops[7].obj, tr.ops[4].obj);   /* the realloc moved d */
+    assert_int_equal(tr.ops[5].discard, 0);           /* a's reap_free() */
+    assert_int_equal(tr.ops[6].discard, 1);           /* b's reap_discard() */
     assert_int_equal(tr.reap_id[rp], (uint64_t)(uintptr_t)p);
     assert_string_equal(tr.reap_tag[rp], "parent");
     assert_null(tr.reap_tag[rc]);
     assert_int_equal(tr.reap_align[rp], 0);
-    assert_int_equal(tr.reap_align[rc], 8);
+    assert_int_equal(tr.reap_align[rc], 8 | RT_REGION);
     rt_free(&tr);
     unlink(path);
 }
@@ -258,6 +263,18 @@ static void test_bad_input(void **state)
         assert_int_equal(load(&b, b.len, &tr, err), -1);
         assert_non_null(strstr(err, "alignment"));
     }
+
+    /* a region start libreap would refuse: without the 8-byte alignment */
+    b = (builder_t){0};
+    header(&b);
+    ev_kind(&b, RP_TRACE_CREATE);
+    ev_ptr(&b, 0xA000);
+    ev_ptr(&b, 0);
+    ev_kind(&b, RP_TRACE_REGION);
+    ev_ptr(&b, 0xA000);
+    block(&b);
+    assert_int_equal(load(&b, b.len, &tr, err), -1);
+    assert_non_null(strstr(err, "region"));
 }
 
 /* A trace of version 1 (no ALIGN) still reads; a later version does not. */

@@ -116,6 +116,7 @@ static bool fields(cursor_t *k, raw_t *e)
     case RP_TRACE_ALLOC:
         return get_ptr(k, &e->r) && get(k, &e->size) && get_ptr(k, &e->a);
     case RP_TRACE_FREE:
+    case RP_TRACE_DISCARD:
         return get_ptr(k, &e->r) && get_ptr(k, &e->a);
     case RP_TRACE_REALLOC:
         return get_ptr(k, &e->r) && get_ptr(k, &e->a) && get_ptr(k, &e->b) && get(k, &e->size);
@@ -129,6 +130,8 @@ static bool fields(cursor_t *k, raw_t *e)
     }
     case RP_TRACE_ALIGN:
         return get_ptr(k, &e->r) && get(k, &e->size);
+    case RP_TRACE_REGION:
+        return get_ptr(k, &e->r);
     }
     return false;
 }
@@ -181,7 +184,10 @@ static int decode(ctx_t *c, decoded_t *d, const uint8_t *data, size_t size, size
 /* Frees, clears and destroys first on a tie between threads. */
 static int rank(const raw_t *e)
 {
-    return e->kind == RP_TRACE_FREE || e->kind == RP_TRACE_CLEAR || e->kind == RP_TRACE_DESTROY ? 0 : 1;
+    return e->kind == RP_TRACE_FREE || e->kind == RP_TRACE_DISCARD || e->kind == RP_TRACE_CLEAR ||
+                   e->kind == RP_TRACE_DESTROY
+               ? 0
+               : 1;
 }
 
 /* The order of d->ev to replay in, into order[]. */
@@ -366,7 +372,7 @@ static int obj_slot(model_t *m, const raw_t *e, uint64_t a, uint32_t *o)
         return 1;
     }
     return fail(m->c, e->off, "%s of object 0x%llx, which is not allocated",
-                e->kind == RP_TRACE_FREE ? "free" : "realloc", (unsigned long long)a);
+                e->kind == RP_TRACE_REALLOC ? "realloc" : "free", (unsigned long long)a);
 }
 
 static int alloc_new(model_t *m, const raw_t *e, uint64_t a, uint32_t r, uint32_t *o)
@@ -413,11 +419,13 @@ static int model_event(model_t *m, const raw_t *e)
         op->obj = o, op->size = e->size;
         return 0;
     case RP_TRACE_FREE:
+    case RP_TRACE_DISCARD:
         if ((rc = obj_slot(m, e, e->a, &o)) != 0)
             return rc < 0 ? -1 : 0;
         obj_unlink(m, o);
         op = emit(m, e, RT_FREE, m->obj_reap[o]);
         op->obj = o, op->size = m->tr->obj_size[o];
+        op->discard = e->kind == RP_TRACE_DISCARD;
         return 0;
     case RP_TRACE_REALLOC:
         if ((rc = obj_slot(m, e, e->a, &o)) != 0)
@@ -445,6 +453,14 @@ static int model_event(model_t *m, const raw_t *e)
             return fail(m->c, e->off, "alignment %llu of reap 0x%llx (8 or 16, before its first object)",
                         (unsigned long long)e->size, (unsigned long long)e->r);
         m->tr->reap_align[r] = (uint8_t)e->size;
+        return 0;
+    case RP_TRACE_REGION:
+        if (reap_slot(m, e, e->r, &r) < 0)
+            return -1;
+        if (r == 0 || m->tr->reap_align[r] != 8 || m->first_obj[r] != NONE)
+            return fail(m->c, e->off, "reap 0x%llx made a region (8-byte alignment first, before its first object)",
+                        (unsigned long long)e->r);
+        m->tr->reap_align[r] |= RT_REGION;
         return 0;
     }
     return fail(m->c, e->off, "unknown event kind %u", e->kind);
@@ -507,7 +523,7 @@ static int load(ctx_t *c, const uint8_t *data, size_t size, rt_trace_t *tr)
         return fail(c, 0, "not a reap trace (no \"%s\" magic)", RP_TRACE_MAGIC);
     if (!get(&k, &version) || !get(&k, &flags) || !get(&k, &pid))
         return fail(c, 8, "truncated header");
-    if (version < 1 || version > RP_TRACE_VERSION) /* 1 is 2 without ALIGN */
+    if (version < 1 || version > RP_TRACE_VERSION) /* 1 and 2 lack some kinds of event */
         return fail(c, 8, "format version %llu, this tool reads 1 to %d", (unsigned long long)version,
                     RP_TRACE_VERSION);
     tr->forked = flags & RP_TRACE_FORKED;

@@ -12,10 +12,10 @@
  * tools/reap-trace reads it back (replay, plot, top); docs/trace.md says
  * how to use it.
  *
- * File format, version 2 (version 1 had no ALIGN).  All integers are unsigned LEB128 varints (7 bits
+ * File format, version 3 (version 1 had no ALIGN, 2 no REGION or DISCARD).  All integers are unsigned LEB128 varints (7 bits
  * a byte, low first, high bit set on every byte but the last) unless said.
  *
- *   header   8 bytes "REAPTRC1", then varints: version (2), flags (bit 0:
+ *   header   8 bytes "REAPTRC1", then varints: version (3), flags (bit 0:
  *            the process is a fork child, which may free objects and use
  *            reaps its parent made before the fork), pid.
  *   block*   one per flush of one thread's buffer, appended with a single
@@ -39,6 +39,8 @@
  *   REALLOC  reap, old object, new object, size   (old may equal new)
  *   TAG      reap, length, that many bytes (the tag, at most 255)
  *   ALIGN    reap, alignment (reap_set_alignment; before its first ALLOC)
+ *   REGION   reap          (reap_start_as_region; before its first ALLOC)
+ *   DISCARD  reap, object  (reap_discard: a FREE that leaves a region one)
  *
  * Reap ids are the reap's address, so one can come back after a destroy;
  * reap id 0 is the malloc pseudo-reap, which is never created, cleared or
@@ -56,7 +58,7 @@
 #include "common.h"
 
 #define RP_TRACE_MAGIC "REAPTRC1"
-#define RP_TRACE_VERSION 2
+#define RP_TRACE_VERSION 3
 #define RP_TRACE_FORKED 1u /* header flag */
 #define RP_TRACE_BLOCK 'B'
 #define RP_TRACE_TAG_MAX 255
@@ -70,6 +72,8 @@ typedef enum rp_trace_kind {
     RP_TRACE_REALLOC,
     RP_TRACE_TAG,
     RP_TRACE_ALIGN,
+    RP_TRACE_REGION,
+    RP_TRACE_DISCARD,
     RP_TRACE_KIND_END
 } rp_trace_kind_t;
 
@@ -138,6 +142,9 @@ void rp_trace_free(const void *r, const void *p);
 void rp_trace_realloc(const void *r, const void *old, const void *p, size_t size);
 void rp_trace_tag(const void *r, const char *tag);
 void rp_trace_align(const void *r, size_t alignment);
+void rp_trace_region(const void *r);
+/* A FREE event, or with discard a DISCARD. */
+void rp_trace_free_as(const void *r, const void *p, bool discard);
 
 /* Write out every thread's buffered events (at exit; tests). */
 void rp_trace_flush_all(void);

@@ -79,8 +79,8 @@
 
 #include "reap.h"
 
-#if !defined(REAP_FRONTIER_VERSION) || REAP_FRONTIER_VERSION != 3
-#error "this APR needs libreap's reap.h with reap_set_alignment() (REAP_FRONTIER_VERSION 3)"
+#if !defined(REAP_FRONTIER_VERSION) || REAP_FRONTIER_VERSION != 4
+#error "this APR needs libreap's reap.h with reap_start_as_region() (REAP_FRONTIER_VERSION 4)"
 #endif
 
 #ifndef REAP_HAS_CHUNK_SOURCE
