@@ -512,7 +512,7 @@ static void *realloc_any(reap_t *r, void *p, size_t n)
 {
     if (p == NULL)
         return malloc_any(r, n);
-    if (r != NULL && RP_UNLIKELY(r->region_start)) {
+    if (r != NULL && RP_UNLIKELY(r->region_start) && rp_region_may_own(r, p)) {
         rp_chunk_t *c = rp_chunk_of(r, p);
         if (c && c->region_end && (char *)p < c->region_end)
             return realloc_region(r, c, p, n);

@@ -191,6 +191,8 @@ struct reap {
     uint64_t *starts;  /* the current chunk's starts while a region, else NULL */
     char *origin;      /* its arena: the block start of bit 0 */
     bool region_start; /* reap_start_as_region(): a region again after a clear */
+    const char *region_lo, *region_hi; /* every block without header lies in
+                                        * [region_lo, region_hi) (NULL: none) */
     bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
                         * (the bins may still hold retired chunks' tails,
                         * tried only before the reap takes a new chunk);
@@ -359,16 +361,14 @@ rp_chunk_t *rp_chunk_of(const reap_t *r, const void *p);
 /* Free p if it is a block without header of r (checked: a misuse is
  * reported); false, doing nothing, when it is not one. */
 bool rp_region_free(reap_t *r, void *p);
-/* False when p is surely not a block without header of r: it lies in the
- * current chunk, past that chunk's headerless part (the common case of a
- * reap that frees, once its region is closed).  One compare or three, no
- * call; true sends the caller to rp_region_free(). */
+/* False when p is surely not a block without header of r: outside the
+ * address range of the reap's headerless blocks (what a reap that frees
+ * mostly sees once its region is closed: that range is then often a part
+ * of its first chunk).  Two compares, no call; true sends the caller to
+ * rp_region_free(), which walks the chunks. */
 static inline bool rp_region_may_own(const reap_t *r, const void *p)
 {
-    const rp_chunk_t *c = r->chunk;
-    if ((const char *)p > (const char *)c && (const char *)p < (const char *)c + c->size)
-        return c->region_end != NULL && (const char *)p < c->region_end;
-    return true;
+    return (const char *)p >= r->region_lo && (const char *)p < r->region_hi;
 }
 /* p, in the part of chunk c of r without headers: the bytes from p to the
  * next block, or 0 if no block starts at p. */

@@ -77,11 +77,22 @@ static void lay_out_bitmaps(const reap_t *r, rp_chunk_t *c)
     memset(c->starts, 0, 2 * words * sizeof(uint64_t));
 }
 
+/* r's headerless blocks lie in [region_lo, region_hi): widen it to c. */
+static void region_range_add(reap_t *r, const rp_chunk_t *c)
+{
+    const char *lo = rp_chunk_arena(r, c);
+    if (!r->region_lo || lo < r->region_lo)
+        r->region_lo = lo;
+    if (c->region_end > r->region_hi)
+        r->region_hi = c->region_end;
+}
+
 /* A new chunk: with bitmaps while r is a region, else without. */
-static void chunk_format(const reap_t *r, rp_chunk_t *c)
+static void chunk_format(reap_t *r, rp_chunk_t *c)
 {
     if (r->head_room == 0) {
         lay_out_bitmaps(r, c);
+        region_range_add(r, c);
     } else {
         c->starts = c->freed = NULL;
         c->region_end = NULL;
@@ -105,6 +116,11 @@ void rp_region_close(reap_t *r)
     r->chunk->region_end = r->bump + 8;
     r->head_room = RP_HEADER;
     r->starts = NULL;
+    /* the range shrinks to what the headerless blocks really take */
+    r->region_lo = r->region_hi = NULL;
+    for (const rp_chunk_t *c = r->chunk; c; c = c->older)
+        if (c->starts)
+            region_range_add(r, c);
 }
 
 rp_chunk_t *rp_chunk_of(const reap_t *r, const void *p)
@@ -193,6 +209,8 @@ void rp_region_begin(reap_t *r)
     RP_ASSERT(rp_region_untouched(r) && r->grain_mask == RP_GRAIN_MIN - 1);
     r->head_room = 0;
     lay_out_bitmaps(r, r->first);
+    r->region_lo = r->region_hi = NULL;
+    region_range_add(r, r->first);
     set_frontier(r, r->first);
 }
 
