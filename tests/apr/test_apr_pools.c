@@ -31,6 +31,7 @@
 
 #include <apr_allocator.h>
 #include <apr_general.h>
+#include <apr_hash.h>
 #include <apr_pools.h>
 #include <apr_strings.h>
 #include <apr_thread_mutex.h>
@@ -73,6 +74,14 @@ static int filled(const void *p, size_t n, unsigned seed)
 
 /* ---- the pool is a reap ------------------------------------------------- */
 
+/* A pool is a region until its first apr_pfree(): from then on its objects
+ * have headers, and freeing one makes its space reusable.  Tests of that
+ * reuse start with this. */
+static void first_pfree(apr_pool_t *pool)
+{
+    apr_pfree(pool, apr_palloc(pool, 8));
+}
+
 static void test_pool_is_reap(void **state)
 {
     apr_pool_t *pool = *state, *sub;
@@ -104,6 +113,7 @@ static void test_unmanaged_pool(void **state)
     assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
     assert_ptr_equal(reap_parent(apr_pool_reap_get(sub)),
                      apr_pool_reap_get(pool));
+    first_pfree(pool);
     p = apr_pstrdup(pool, "free me");
     (void)apr_palloc(pool, 8);
     apr_pfree(pool, p);
@@ -134,6 +144,7 @@ static void test_pfree_then_reuse(void **state)
     char *a, *b, *keep;
     reap_stats_t s0, s1;
 
+    first_pfree(pool);
     a = apr_palloc(pool, 200);
     keep = apr_palloc(pool, 200);   /* so a is not at the frontier */
     assert_non_null(a);
@@ -187,6 +198,8 @@ static void test_pfree_in_subpools(void **state)
     assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
     assert_int_equal(apr_pool_create(&subsub, sub), APR_SUCCESS);
 
+    first_pfree(sub);
+    first_pfree(subsub);
     p = apr_palloc(sub, 1000);
     (void)apr_palloc(sub, 8);
     apr_pfree(sub, p);
@@ -216,6 +229,7 @@ static void test_pfree_mixed_with_clear_and_destroy(void **state)
 
     for (int round = 0; round < 20; round++) {
         assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
+        first_pfree(pool); /* a region again after each clear */
         for (int i = 0; i < 256; i++) {
             objs[i] = apr_palloc(pool, 16 + (size_t)(i * 37 % 700));
             assert_non_null(objs[i]);
@@ -243,6 +257,45 @@ static void test_pfree_mixed_with_clear_and_destroy(void **state)
         assert_int_equal(s.live_objects, 0);
         assert_int_equal(s.reaps, 1);
     }
+}
+
+/* A pool hands out objects at stock APR's rounding until its first
+ * apr_pfree(); that free is counted, and objects get headers from then
+ * on, so later frees are reused.  APR's own frees (a hash table's old
+ * array, apr_psprintf()'s growing buffer) leave a region one, and a clear
+ * makes the pool a region again. */
+static void test_region_until_first_pfree(void **state)
+{
+    apr_pool_t *pool;
+    char *a, *b, *c, *d;
+    apr_hash_t *h;
+
+    (void)state;
+    assert_int_equal(apr_pool_create(&pool, NULL), APR_SUCCESS);
+    a = apr_palloc(pool, 13);
+    b = apr_palloc(pool, 13);
+    assert_int_equal(b - a, 16);
+    h = apr_hash_make(pool);
+    for (int i = 0; i < 100; i++)
+        apr_hash_set(h, apr_psprintf(pool, "k%d", i), APR_HASH_KEY_STRING, pool);
+    (void)apr_psprintf(pool, "%09000d", 1); /* longer than the stack buffer */
+    assert_true(pool_stats(pool).frees > 0);
+    c = apr_palloc(pool, 13);
+    d = apr_palloc(pool, 13);
+    assert_int_equal(d - c, 16); /* still a region */
+
+    apr_pfree(pool, a);
+    c = apr_palloc(pool, 13);
+    d = apr_palloc(pool, 13);
+    assert_int_equal(d - c, 24); /* 13 + a header, rounded to 8 */
+    apr_pfree(pool, c);
+    assert_ptr_equal(apr_palloc(pool, 13), c);
+
+    apr_pool_clear(pool);
+    c = apr_palloc(pool, 13);
+    d = apr_palloc(pool, 13);
+    assert_int_equal(d - c, 16);
+    apr_pool_destroy(pool);
 }
 
 /* ---- apr_prealloc -------------------------------------------------------- */
@@ -1120,6 +1173,7 @@ int main(void)
         cmocka_unit_test(test_unmanaged_pool),
         cmocka_unit_test_setup_teardown(test_pfree_null_is_noop, setup_pool,
                                         teardown_pool),
+        cmocka_unit_test(test_region_until_first_pfree),
         cmocka_unit_test_setup_teardown(test_pfree_then_reuse, setup_pool,
                                         teardown_pool),
         cmocka_unit_test_setup_teardown(test_pcalloc_after_pfree_is_zero,

@@ -28,6 +28,7 @@
 
 #include "apr_general.h"
 #include "apr_pools.h"
+#include "reap.h" /* reap_discard(): APR's own frees leave a region one */
 #include "apr_time.h"
 
 #include "apr_hash.h"
@@ -89,6 +90,8 @@ struct apr_hash_t {
     unsigned int         count, max, seed;
     apr_hashfunc_t       hash_func;
     apr_hash_entry_t    *free;  /* List of recycled entries */
+    int                  array_own; /* array is an object of its own, not
+                                     * carved from apr_hash_copy()'s */
 };
 
 #define INITIAL_MAX 15 /* tunable == 2^n - 1 */
@@ -116,6 +119,7 @@ APR_DECLARE(apr_hash_t *) apr_hash_make(apr_pool_t *pool)
     ht->seed = (unsigned int)((now >> 32) ^ now ^ (apr_uintptr_t)pool ^
                               (apr_uintptr_t)ht ^ (apr_uintptr_t)&now) - 1;
     ht->array = alloc_array(ht, ht->max);
+    ht->array_own = 1;
     ht->hash_func = NULL;
 
     return ht;
@@ -210,14 +214,15 @@ APR_DECLARE(void *) apr_hash_this_val(apr_hash_index_t *hi)
  * an array of its own.  It came from ht->pool: apr_hash_make(),
  * apr_hash_make_custom(), apr_hash_merge() and expand_array() take it
  * from alloc_array(), and the one other array, apr_hash_copy()'s, is
- * carved out of the same allocation as the header, just after it: that
- * one is not an object of its own and stays.  What every call returns is
- * unchanged.
+ * carved out of the same allocation as the header: that one is not an
+ * object of its own and stays (array_own is 0; its address cannot tell,
+ * as a pool that is still a region puts make's array just after the
+ * header too).  What every call returns is unchanged.
  */
-static void free_array(apr_hash_t *ht, apr_hash_entry_t **array)
+static void free_array(apr_hash_t *ht, apr_hash_entry_t **array, int own)
 {
-    if (array != (apr_hash_entry_t **)((char *)ht + sizeof(apr_hash_t)))
-        apr_pfree(ht->pool, array);
+    if (own)
+        reap_discard(apr_pool_reap_get(ht->pool), array);
 }
 
 static void expand_array(apr_hash_t *ht)
@@ -225,6 +230,7 @@ static void expand_array(apr_hash_t *ht)
     apr_hash_index_t *hi;
     apr_hash_entry_t **new_array;
     apr_hash_entry_t **old_array = ht->array;
+    int old_own = ht->array_own;
     unsigned int new_max;
 
     new_max = ht->max * 2 + 1;
@@ -235,8 +241,9 @@ static void expand_array(apr_hash_t *ht)
         new_array[i] = hi->this;
     }
     ht->array = new_array;
+    ht->array_own = 1;
     ht->max = new_max;
-    free_array(ht, old_array);
+    free_array(ht, old_array, old_own);
 }
 
 static unsigned int hashfunc_default(const char *char_key, apr_ssize_t *klen,
@@ -370,6 +377,7 @@ APR_DECLARE(apr_hash_t *) apr_hash_copy(apr_pool_t *pool,
     ht->seed = orig->seed;
     ht->hash_func = orig->hash_func;
     ht->array = (apr_hash_entry_t **)((char *)ht + sizeof(apr_hash_t));
+    ht->array_own = 0;
 
     new_vals = (apr_hash_entry_t *)((char *)(ht) + sizeof(apr_hash_t) +
                                     sizeof(*ht->array) * (orig->max + 1));
@@ -495,6 +503,7 @@ APR_DECLARE(apr_hash_t *) apr_hash_merge(apr_pool_t *p,
     }
     res->seed = base->seed;
     res->array = alloc_array(res, res->max);
+    res->array_own = 1;
     if (base->count + overlay->count) {
         new_vals = apr_palloc(p, sizeof(apr_hash_entry_t) *
                               (base->count + overlay->count));

@@ -61,6 +61,16 @@
  * lives in the reap's user area, which survives reap_clear(), as the
  * stock pool lives at the head of its first memnode.
  *
+ * A pool is a region until its first apr_pfree() (reap_start_as_region()):
+ * what it hands out until then has no header, and costs what stock APR
+ * rounds it to, so a pool that never frees (pconf, most request pools)
+ * holds what a stock one does.  Objects handed out before that first free
+ * are freed, and checked for misuse, as any other, but their memory waits
+ * for the clear; from the first free on, objects get headers and freeing
+ * them makes their memory reusable.  The frees APR makes of its own accord
+ * (the storage a hash table or a table compress replaces, a failed
+ * apr_psprintf()'s buffer) are reap_discard(): they leave a region one.
+ *
  * The public allocator (apr_allocator_t, apr_memnode_t) is no longer what
  * pools draw from, but apr-util's bucket allocator and httpd's MPMs use
  * it directly, so it keeps its interface and its max_free behaviour; its
@@ -1223,6 +1233,7 @@ static apr_pool_t *pool_make(apr_pool_t *parent,
      * than apr_palloc() of stock APR rounds it to.  A new reap accepts it.
      */
     (void)reap_set_alignment(reap, 8);
+    (void)reap_start_as_region(reap);
 
     pool = reap_user_area(reap);
     pool->parent = parent;
@@ -1444,7 +1455,7 @@ APR_DECLARE(char *) apr_pvsprintf(apr_pool_t *pool, const char *fmt, va_list ap)
 
 error:
     if (ps.on_reap)
-        reap_free(pool->reap, ps.buf);
+        reap_discard(pool->reap, ps.buf);
     pool_concurrency_set_idle(pool);
     return pool_out_of_memory(pool);
 }
