@@ -334,6 +334,7 @@ static void op_wrong_reap(fz_in *in)
     if (i < 0 || ri < 0 || ri == objs[i].node)
         return;
     TRACE("free(r%d, o%d %p) of r%d: misuse\n", ri, i, (void *)objs[i].p, objs[i].node);
+    reaps[ri].in_region = false; /* a free closes the region before its checks */
     if (setjmp(misuse_jmp) == 0) {
         misuse_armed = 1;
         reap_free(reap_of(ri), objs[i].p);

@@ -30,8 +30,6 @@
 
 /* ---- checks ---------------------------------------------------------------- */
 
-#define FREE_FOREIGN "free of a pointer this reap did not hand out:"
-#define REALLOC_FOREIGN "realloc of a pointer this reap did not hand out:"
 
 /* p is aligned as r's objects are: else it cannot be one of them. */
 static inline bool aligned_in(const reap_t *r, const void *p)
@@ -55,7 +53,7 @@ static inline bool reap_given(reap_t *r, const void *p, const char *what)
 static rp_block_t *checked_block(reap_t *r, void *p, bool realloc)
 {
     rp_block_t *b = rp_mem2b(p);
-    const char *foreign = realloc ? REALLOC_FOREIGN : FREE_FOREIGN;
+    const char *foreign = realloc ? RP_REALLOC_FOREIGN : RP_FREE_FOREIGN;
     size_t h = aligned_in(r, p) ? b->head : RP_FENCE; /* misaligned: foreign */
     if (RP_UNLIKELY((h >> RP_TAG_SHIFT) != r->tag || (h & RP_FENCE))) {
         rp_misuse(REAP_MISUSE_FOREIGN, foreign, r, p);
@@ -317,7 +315,7 @@ static RP_NOINLINE void free_slow(reap_t *r, void *p)
     /* Debug builds look before they read: a large object freed twice has
      * already gone back to the base allocator. */
     if (config_debug && !rp_region_owns(r, p)) { /* also a large object freed twice */
-        rp_misuse(REAP_MISUSE_FOREIGN, FREE_FOREIGN, r, p);
+        rp_misuse(REAP_MISUSE_FOREIGN, RP_FREE_FOREIGN, r, p);
         return;
     }
     rp_block_t *b = rp_mem2b(p);
@@ -343,14 +341,21 @@ static inline void free_plain(reap_t *r, void *p)
 
 static void ann_free(reap_t *r, void *p);
 
-static inline void free_any(reap_t *r, void *p)
+/* A free: with closes (reap_free, not reap_discard or a realloc), the
+ * first one of a reap that is still a region makes the blocks from here on
+ * get headers, so that their frees reuse them.  A block without header
+ * (from while the reap was a region) is checked against its chunk's
+ * bitmaps by region.c; its memory waits for the clear. */
+static inline void free_any(reap_t *r, void *p, bool closes)
 {
     if (p == NULL || !reap_given(r, p, "NULL reap passed to reap_free"))
         return;
-    /* a block without header, from while the reap was a region: region.c
-     * checks it against the chunk's bitmaps; its memory waits for the clear */
-    if (RP_UNLIKELY(r->region_start) && rp_region_may_own(r, p) && rp_region_free(r, p))
-        return;
+    if (r->region_start) { /* every pool of the reap-backed APR */
+        if (closes && r->head_room == 0)
+            rp_region_close(r);
+        if (rp_region_may_own(r, p) && rp_region_free(r, p))
+            return;
+    }
     if (RP_ANNOTATED()) {
         ann_free(r, p);
         return;
@@ -363,7 +368,7 @@ static RP_NOINLINE void traced_free(reap_t *r, void *p, bool discard)
 {
     if (p)
         rp_trace_free_as(r, p, discard);
-    free_any(r, p);
+    free_any(r, p, !discard);
 }
 
 void reap_discard(reap_t *r, void *p)
@@ -372,19 +377,16 @@ void reap_discard(reap_t *r, void *p)
         traced_free(r, p, true);
         return;
     }
-    free_any(r, p);
+    free_any(r, p, false);
 }
 
-/* A reap that is still a region frees its first object: the program frees,
- * so the blocks from here on get headers, and their frees reuse them. */
 void reap_free(reap_t *r, void *p)
 {
-    if (RP_UNLIKELY(rp_tracing()))
+    if (RP_UNLIKELY(rp_tracing())) {
         traced_free(r, p, false);
-    else
-        free_any(r, p);
-    if (RP_UNLIKELY(p != NULL && r != NULL && r->head_room == 0))
-        rp_region_close(r);
+        return;
+    }
+    free_any(r, p, true);
 }
 
 /* Bytes from p to the end of its block: what the program may use. */
@@ -453,7 +455,7 @@ static void *realloc_move(reap_t *r, void *p, size_t n, size_t old)
     if (!q)
         return NULL;
     memcpy(q, p, n < old ? n : old);
-    free_any(r, p);
+    free_any(r, p, false);
     return q;
 }
 
@@ -475,18 +477,14 @@ static rp_block_t *realloc_block(reap_t *r, void *p)
  * foreign p has been reported: NULL. */
 static void *realloc_region(reap_t *r, rp_chunk_t *c, void *p, size_t n)
 {
-    size_t size = rp_region_size(r, c, p);
-    if (size == 0 || rp_region_freed(r, c, p)) {
-        if (size == 0)
-            rp_misuse(REAP_MISUSE_FOREIGN, REALLOC_FOREIGN, r, p);
-        else
-            rp_misuse(REAP_MISUSE_FREED_REALLOC, "realloc of a freed pointer", r, p);
+    size_t size = rp_region_checked(r, c, p, true);
+    if (size == 0) {
         errno = EINVAL;
         return NULL;
     }
     size_t old = RP_ANNOTATED() ? rp_ann_accessible(p, size) : size;
     if (n == 0) {
-        rp_region_free(r, p);
+        rp_region_release(r, c, p, size);
         return NULL;
     }
     char *b = (char *)p - 8;
@@ -504,7 +502,7 @@ static void *realloc_region(reap_t *r, rp_chunk_t *c, void *p, size_t n)
     if (!q)
         return NULL;
     memcpy(q, p, old);
-    rp_region_free(r, p);
+    rp_region_release(r, c, p, size);
     return q;
 }
 
@@ -512,18 +510,16 @@ static void *realloc_any(reap_t *r, void *p, size_t n)
 {
     if (p == NULL)
         return malloc_any(r, n);
-    if (r != NULL && RP_UNLIKELY(r->region_start) && rp_region_may_own(r, p)) {
-        rp_chunk_t *c = rp_chunk_of(r, p);
-        if (c && c->region_end && (char *)p < c->region_end)
-            return realloc_region(r, c, p, n);
-    }
+    rp_chunk_t *c = r != NULL && r->region_start && rp_region_may_own(r, p) ? rp_region_chunk(r, p) : NULL;
+    if (c)
+        return realloc_region(r, c, p, n);
     rp_block_t *b = reap_given(r, p, "NULL reap passed to reap_realloc") ? realloc_block(r, p) : NULL;
     if (!b) {
         errno = EINVAL;
         return NULL;
     }
     if (n == 0) {
-        free_any(r, p);
+        free_any(r, p, false);
         return NULL;
     }
     if (RP_ANNOTATED())

@@ -356,8 +356,21 @@ bool rp_region_owns(const reap_t *r, const void *p);
 void rp_region_begin(reap_t *r);
 /* The first free of a region: blocks get headers from the frontier on. */
 void rp_region_close(reap_t *r);
+/* What a free or realloc of a pointer r did not hand out reports. */
+#define RP_FREE_FOREIGN "free of a pointer this reap did not hand out:"
+#define RP_REALLOC_FOREIGN "realloc of a pointer this reap did not hand out:"
 /* The chunk of r that p lies in, or NULL. */
 rp_chunk_t *rp_chunk_of(const reap_t *r, const void *p);
+/* The chunk whose part without headers p lies in, or NULL when p is not
+ * in such a part of r (then it has a header, or is foreign). */
+rp_chunk_t *rp_region_chunk(const reap_t *r, const void *p);
+/* p lies in c's part without headers (rp_region_chunk): the bytes of the
+ * live block starting at p, or 0 once the misuse is reported (no block
+ * starts there, or it is freed; a free's reports, or with realloc a
+ * realloc's). */
+size_t rp_region_checked(reap_t *r, const rp_chunk_t *c, const void *p, bool realloc);
+/* Mark the live block p, size bytes (rp_region_checked), of c freed. */
+void rp_region_release(reap_t *r, rp_chunk_t *c, void *p, size_t size);
 /* Free p if it is a block without header of r (checked: a misuse is
  * reported); false, doing nothing, when it is not one. */
 bool rp_region_free(reap_t *r, void *p);
@@ -370,11 +383,6 @@ static inline bool rp_region_may_own(const reap_t *r, const void *p)
 {
     return (const char *)p >= r->region_lo && (const char *)p < r->region_hi;
 }
-/* p, in the part of chunk c of r without headers: the bytes from p to the
- * next block, or 0 if no block starts at p. */
-size_t rp_region_size(const reap_t *r, const rp_chunk_t *c, const void *p);
-/* The block that starts at p (rp_region_size() > 0) has been freed. */
-bool rp_region_freed(const reap_t *r, const rp_chunk_t *c, const void *p);
 /* p, n bytes, without header, was just handed out at the frontier's
  * previous place; it now starts at q, further on in the same block. */
 void rp_region_move_start(reap_t *r, void *p, void *q);

@@ -131,7 +131,15 @@ rp_chunk_t *rp_chunk_of(const reap_t *r, const void *p)
     return NULL;
 }
 
-size_t rp_region_size(const reap_t *r, const rp_chunk_t *c, const void *p)
+rp_chunk_t *rp_region_chunk(const reap_t *r, const void *p)
+{
+    rp_chunk_t *c = rp_chunk_of(r, p);
+    return c && c->region_end && (const char *)p < c->region_end ? c : NULL;
+}
+
+/* p, in the part of chunk c of r without headers: the bytes from p to the
+ * next block, or 0 if no block starts at p. */
+static size_t region_size(const reap_t *r, const rp_chunk_t *c, const void *p)
 {
     const char *b = (const char *)p - 8, *arena = rp_chunk_arena(r, c);
     /* where the last block without header ends: the frontier of a chunk
@@ -155,29 +163,35 @@ size_t rp_region_size(const reap_t *r, const rp_chunk_t *c, const void *p)
     return (size_t)(limit - b);
 }
 
-bool rp_region_freed(const reap_t *r, const rp_chunk_t *c, const void *p)
+size_t rp_region_checked(reap_t *r, const rp_chunk_t *c, const void *p, bool realloc)
 {
-    return bit_test(c->freed, bit_of(r, c, (const char *)p - 8));
+    size_t size = region_size(r, c, p);
+    if (size == 0)
+        rp_misuse(REAP_MISUSE_FOREIGN, realloc ? RP_REALLOC_FOREIGN : RP_FREE_FOREIGN, r, p);
+    else if (bit_test(c->freed, bit_of(r, c, (const char *)p - 8)))
+        rp_misuse(realloc ? REAP_MISUSE_FREED_REALLOC : REAP_MISUSE_DOUBLE_FREE,
+                  realloc ? "realloc of a freed pointer" : "double free of", r, p);
+    else
+        return size;
+    return 0;
 }
 
-bool rp_region_free(reap_t *r, void *p)
+void rp_region_release(reap_t *r, rp_chunk_t *c, void *p, size_t size)
 {
-    rp_chunk_t *c = rp_chunk_of(r, p);
-    if (!c || !c->region_end || (char *)p >= c->region_end)
-        return false;
-    size_t size = rp_region_size(r, c, p);
-    if (size == 0) {
-        rp_misuse(REAP_MISUSE_FOREIGN, "free of a pointer this reap did not hand out:", r, p);
-        return true;
-    }
-    if (rp_region_freed(r, c, p)) {
-        rp_misuse(REAP_MISUSE_DOUBLE_FREE, "double free of", r, p);
-        return true;
-    }
     bit_set(c->freed, bit_of(r, c, (char *)p - 8));
     r->frees++;
     rp_live_sub(r, size);
     rp_ann_object_free(r, p, size);
+}
+
+bool rp_region_free(reap_t *r, void *p)
+{
+    rp_chunk_t *c = rp_region_chunk(r, p);
+    if (!c)
+        return false;
+    size_t size = rp_region_checked(r, c, p, false);
+    if (size)
+        rp_region_release(r, c, p, size);
     return true;
 }
 
