@@ -324,12 +324,24 @@ void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size);
 size_t rp_chunk_round(const reap_chunk_source_t *src, size_t size);
 void *rp_chunk_get(const reap_chunk_source_t *src, size_t size);
 void rp_chunk_put(const reap_chunk_source_t *src, void *c, size_t size);
-char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c);
 /* Where blocks start in the first chunk: after the reap and its user area
  * (user_size is stored rounded to RP_GRAIN). */
 static inline char *rp_first_arena(const reap_t *r)
 {
     return (char *)r + RP_REAP_SIZE + r->user_size;
+}
+/* Where a chunk's bitmaps go, or its blocks when it has none. */
+static inline char *rp_chunk_start(const reap_t *r, const rp_chunk_t *c)
+{
+    return c == r->first ? rp_first_arena(r) : (char *)c + sizeof(rp_chunk_t);
+}
+/* Where c's blocks start: past its two bitmaps (of equal length) when it
+ * has them. */
+static inline char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c)
+{
+    if (c->starts)
+        return (char *)(c->freed + (c->freed - c->starts));
+    return rp_chunk_start(r, c);
 }
 /* Nothing allocated since creation or the last reset, so a reset would
  * change nothing: the frontier at the start of the first arena, no chunk
@@ -341,6 +353,13 @@ static inline bool rp_region_untouched(const reap_t *r)
 {
     return r->bump == rp_chunk_arena(r, r->first) && r->chunk == r->first && r->first->older == NULL &&
            r->heap == NULL && r->lost == NULL && r->large == NULL;
+}
+/* A reset would change nothing: untouched, and a region still if it starts
+ * as one (a free or a misuse report may close the region of an untouched
+ * reap; the reset opens it again). */
+static inline bool rp_region_at_rest(const reap_t *r)
+{
+    return rp_region_untouched(r) && !(r->region_start && r->head_room != 0);
 }
 void *rp_large_alloc(reap_t *r, size_t n, size_t alignment);
 void rp_large_free(reap_t *r, rp_block_t *b);

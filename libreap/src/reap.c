@@ -358,7 +358,7 @@ void reap_clear(reap_t *r)
     /* httpd clears pools that often hold nothing (the core output
      * filter's, twice a request): a reap whose frontier still stands where
      * the last clear left it has nothing to give back or reset. */
-    if (rp_region_untouched(r) && !(r->region_start && r->head_room != 0))
+    if (rp_region_at_rest(r))
         return;
     r->heap = NULL;
     r->quick_below = 0;

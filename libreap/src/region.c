@@ -33,26 +33,13 @@ typedef struct fence {
     rp_chunk_t *chunk;
 } fence_t;
 
-/* Where a chunk's bitmaps go, or its blocks when it has none. */
-static char *chunk_start(const reap_t *r, const rp_chunk_t *c)
-{
-    return c == r->first ? rp_first_arena(r) : (char *)c + sizeof(rp_chunk_t);
-}
-
-char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c)
-{
-    if (c->starts) /* past the two bitmaps, of equal length */
-        return (char *)(c->freed + (c->freed - c->starts));
-    return chunk_start(r, c);
-}
-
 /* ---- blocks without headers (reap_start_as_region) ------------------------ */
 
 /* Words of each bitmap of c: a bit for every 8 bytes after its start (a
  * few more than its arena, which the bitmaps shorten). */
 static size_t bitmap_words(const reap_t *r, const rp_chunk_t *c)
 {
-    size_t bytes = (size_t)((char *)c + c->size - chunk_start(r, c));
+    size_t bytes = (size_t)((char *)c + c->size - rp_chunk_start(r, c));
     return (bytes / 8 + 63) / 64;
 }
 
@@ -70,7 +57,7 @@ static size_t bitmap_room(const reap_t *r, size_t n)
 static void lay_out_bitmaps(const reap_t *r, rp_chunk_t *c)
 {
     size_t words = bitmap_words(r, c);
-    c->starts = (uint64_t *)(void *)chunk_start(r, c);
+    c->starts = (uint64_t *)(void *)rp_chunk_start(r, c);
     c->freed = c->starts + words;
     c->region_end = (char *)c + c->size; /* all of it, while it is the current chunk */
     rp_ann_fresh(c->starts, 2 * words * sizeof(uint64_t));
@@ -218,29 +205,31 @@ static void set_frontier(reap_t *r, rp_chunk_t *c)
     rp_ann_noaccess(r->bump, (size_t)(end - r->bump));
 }
 
+/* Lay out r's first chunk, with blocks without headers when region, and
+ * put the frontier at its start. */
+static void first_chunk_format(reap_t *r, bool region)
+{
+    r->head_room = region ? 0 : RP_HEADER;
+    chunk_format(r, r->first);
+    set_frontier(r, r->first);
+}
+
 void rp_region_begin(reap_t *r)
 {
     RP_ASSERT(rp_region_untouched(r) && r->grain_mask == RP_GRAIN_MIN - 1);
-    r->head_room = 0;
-    lay_out_bitmaps(r, r->first);
     r->region_lo = r->region_hi = NULL;
-    region_range_add(r, r->first);
-    set_frontier(r, r->first);
+    first_chunk_format(r, true);
 }
 
 void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size)
 {
     first->older = first->newer = NULL;
     first->size = first_size;
-    first->starts = first->freed = NULL;
-    first->region_end = NULL;
     r->first = first;
-    r->head_room = RP_HEADER;
+    r->region_lo = r->region_hi = NULL;
     rp_ann_pool_create(r);
-    set_frontier(r, first);
+    first_chunk_format(r, r->region_start);
     r->next_chunk_size = first_size * 2 < rp_opt.max_chunk ? first_size * 2 : rp_opt.max_chunk;
-    if (r->region_start)
-        rp_region_begin(r);
 }
 
 /* The heap's bin table is carved from the frontier as an ordinary in-use
