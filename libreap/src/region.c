@@ -205,11 +205,13 @@ static void set_frontier(reap_t *r, rp_chunk_t *c)
     rp_ann_noaccess(r->bump, (size_t)(end - r->bump));
 }
 
-/* Lay out r's first chunk, with blocks without headers when region, and
- * put the frontier at its start. */
+/* Lay out r's first chunk, with blocks without headers when region (the
+ * range of such blocks starts again from it), and put the frontier at its
+ * start. */
 static void first_chunk_format(reap_t *r, bool region)
 {
     r->head_room = region ? 0 : RP_HEADER;
+    r->region_lo = r->region_hi = NULL;
     chunk_format(r, r->first);
     set_frontier(r, r->first);
 }
@@ -217,7 +219,6 @@ static void first_chunk_format(reap_t *r, bool region)
 void rp_region_begin(reap_t *r)
 {
     RP_ASSERT(rp_region_untouched(r) && r->grain_mask == RP_GRAIN_MIN - 1);
-    r->region_lo = r->region_hi = NULL;
     first_chunk_format(r, true);
 }
 
@@ -226,7 +227,6 @@ void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size)
     first->older = first->newer = NULL;
     first->size = first_size;
     r->first = first;
-    r->region_lo = r->region_hi = NULL;
     rp_ann_pool_create(r);
     first_chunk_format(r, r->region_start);
     r->next_chunk_size = first_size * 2 < rp_opt.max_chunk ? first_size * 2 : rp_opt.max_chunk;
