@@ -8,12 +8,14 @@
  * at most FZ_NODES nested reaps and FZ_OBJS live objects: create (with or
  * without a parent and a user area), malloc, calloc, realloc and
  * aligned_alloc of sizes from 0 bytes through the 64 KiB large-object
- * threshold to 1 MiB and beyond any possible size, free, clear, destroy,
+ * threshold to 1 MiB and beyond any possible size, free and discard
+ * (reap_discard: a free that leaves a region one), clear, destroy,
  * set a limit, and two kinds of misuse (freeing into the wrong reap, freeing
  * twice) that libreap must report through its misuse handler.  A reap of
  * 8-byte alignment may start as a region (reap_start_as_region): until its
  * first free its objects have no header, so the model counts them at the
- * size asked for, rounded up to 8.  The model
+ * size asked for, rounded up to 8, whether bumped or cut from a discarded
+ * one.  The model
  * remembers every live object, its reap and a pattern written over its whole
  * usable size; patterns are verified before every free and realloc and
  * before the reap holding them is cleared or destroyed, so any overlap of
@@ -315,15 +317,22 @@ static void op_realloc(fz_in *in)
         objs[i].exact = false;
 }
 
+/* reap_free, or reap_discard, which leaves a region one (and its memory
+ * for the region's next requests to reuse). */
 static void op_free(fz_in *in)
 {
     int i = pick_obj(in);
+    bool discard = fz_u8(in) & 1;
     if (i < 0)
         return;
     obj_check(i);
-    TRACE("free(r%d, o%d %p)\n", objs[i].node, i, (void *)objs[i].p);
-    reap_free(reap_of(objs[i].node), objs[i].p);
-    reaps[objs[i].node].in_region = false; /* the first free closes it */
+    TRACE("%s(r%d, o%d %p)\n", discard ? "discard" : "free", objs[i].node, i, (void *)objs[i].p);
+    if (discard) {
+        reap_discard(reap_of(objs[i].node), objs[i].p);
+    } else {
+        reap_free(reap_of(objs[i].node), objs[i].p);
+        reaps[objs[i].node].in_region = false; /* the first free closes it */
+    }
     obj_drop(i);
 }
 

@@ -134,8 +134,11 @@ REAP_API int reap_set_alignment(reap_t *r, size_t alignment);
  * first reap_free().  Such an object costs its size rounded up to 8 bytes;
  * each chunk spends two bits on every 8 bytes (where objects start, which
  * are freed), so a free of one is checked as any other: a double free, an
- * interior or a foreign pointer is a misuse.  Its memory stays in the reap
- * until reap_clear().  The first reap_free() also makes @p r give the
+ * interior or a foreign pointer is a misuse.  While @p r is a region, a
+ * freed object of 24 bytes or more is used again, cut to size, once a
+ * request would otherwise take a new chunk; the memory of the others, and
+ * of all freed after the region ends, stays in the reap until
+ * reap_clear().  The first reap_free() also makes @p r give the
  * objects it hands out from then on a header, so that later frees reuse
  * them; reap_discard() frees without that change.  reap_realloc() keeps a
  * shrinking object where it is and moves a growing one.  reap_clear()

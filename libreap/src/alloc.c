@@ -112,6 +112,8 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
             rp_heap_consolidate(r);
         b = rp_heap_alloc(r, csz);
     }
+    if (!b && r->head_room == 0) /* a region's discards, before a new chunk */
+        b = rp_region_hole_take(r, csz);
     if (!b)
         b = rp_region_bump(r, csz);
     if (!b)
@@ -345,7 +347,8 @@ static void ann_free(reap_t *r, void *p);
  * first one of a reap that is still a region makes the blocks from here on
  * get headers, so that their frees reuse them.  A block without header
  * (from while the reap was a region) is checked against its chunk's
- * bitmaps by region.c; its memory waits for the clear. */
+ * bitmaps by region.c, which keeps it for reuse while the reap is a region
+ * (its holes) and else leaves its memory to the clear. */
 static inline void free_any(reap_t *r, void *p, bool closes)
 {
     if (p == NULL || !reap_given(r, p, "NULL reap passed to reap_free"))

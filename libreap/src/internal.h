@@ -50,7 +50,10 @@
  * and one of which are freed (rp_chunk_t), and region_end marks where its
  * headerless blocks stop: a free finds p's chunk by walking the reap's
  * chunks, sizes the block by the next start bit and checks it by both
- * bitmaps; its memory waits for the clear.  The first block with a header
+ * bitmaps.  While the reap is still a region, a freed block of 24 bytes or
+ * more waits on its holes, used again before the reap takes a new chunk
+ * (a discard's memory: APR's outgrown hash and array storage); once the
+ * region is closed, what is freed of it waits for the clear.  The first block with a header
  * starts at the frontier as it was then, so the last headerless object is
  * its prev_foot, and RP_PINUSE keeps anything from coalescing into them.
  *
@@ -174,6 +177,9 @@ RP_LIST(rp_bin_list, rp_block_t, fd, bk) /* a bin's free blocks */
 
 /* ---- the reap ------------------------------------------------------------- */
 
+/* Lists of a region's freed blocks by size (region.c's holes). */
+#define RP_HOLE_BINS 4
+
 struct reap {
     /* The bump paths read only these fields.  Up to allocs they are
      * reap.h's reap_frontier_t, which reap_malloc_bump() compiles into
@@ -193,6 +199,8 @@ struct reap {
     bool region_start; /* reap_start_as_region(): a region again after a clear */
     const char *region_lo, *region_hi; /* every block without header lies in
                                         * [region_lo, region_hi) (NULL: none) */
+    void *holes[RP_HOLE_BINS]; /* while a region: freed blocks without
+                                * header, for reuse before a new chunk */
     bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
                         * (the bins may still hold retired chunks' tails,
                         * tried only before the reap takes a new chunk);
@@ -405,6 +413,9 @@ static inline bool rp_region_may_own(const reap_t *r, const void *p)
 /* p, n bytes, without header, was just handed out at the frontier's
  * previous place; it now starts at q, further on in the same block. */
 void rp_region_move_start(reap_t *r, void *p, void *q);
+/* While r is a region: a block of csz bytes (rp_request2size) cut from
+ * the front of a freed block without header, or NULL when none fits. */
+rp_block_t *rp_region_hole_take(reap_t *r, size_t csz);
 
 /* ---- leaheap.c: the bins -------------------------------------------------- */
 

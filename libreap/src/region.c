@@ -93,6 +93,74 @@ static inline size_t bit_of(const reap_t *r, const rp_chunk_t *c, const char *b)
 
 static inline bool bit_test(const uint64_t *map, size_t i) { return (map[i / 64] >> (i % 64)) & 1; }
 static inline void bit_set(uint64_t *map, size_t i) { map[i / 64] |= (uint64_t)1 << (i % 64); }
+static inline void bit_clear(uint64_t *map, size_t i) { map[i / 64] &= ~((uint64_t)1 << (i % 64)); }
+
+/* Holes: a region's freed blocks, used again.  A block without header
+ * freed while its reap is a region (APR discards outgrown hash and array
+ * storage this way) keeps its bits, and, when it is big enough to hold
+ * this record in its object, waits on one of r->holes until a request
+ * the frontier cannot take would otherwise take a new chunk.  The lists
+ * go by size and are LIFO; a request scans a few of its own list, and the
+ * first of any list above fits it.  A hole is cut to the request; the
+ * rest is a freed block of its own, on a list if it can hold the record.  They are emptied when the region is
+ * closed (its later blocks have headers, which holes cannot give) and
+ * when the first chunk is formatted again. */
+typedef struct hole {
+    struct hole *next;
+    size_t size;     /* the block's bytes, as region_size() reads them */
+    rp_chunk_t *chunk;
+} hole_t;
+
+#define HOLE_MIN sizeof(hole_t)
+#define HOLE_SCAN 8 /* holes of a request's own list it looks at */
+
+static unsigned hole_bin(size_t size)
+{
+    return size < 128 ? 0 : size < 1024 ? 1 : size < 8192 ? 2 : 3;
+}
+
+static void hole_put(reap_t *r, rp_chunk_t *c, void *p, size_t size)
+{
+    unsigned i = hole_bin(size);
+    hole_t *h = p;
+    rp_ann_quiet_begin(); /* the object may be shorter than the record */
+    h->next = r->holes[i];
+    h->size = size;
+    h->chunk = c;
+    rp_ann_quiet_end();
+    r->holes[i] = h;
+}
+
+rp_block_t *rp_region_hole_take(reap_t *r, size_t need)
+{
+    RP_ASSERT(r->head_room == 0);
+    for (unsigned i = hole_bin(need); i < RP_HOLE_BINS; i++) {
+        hole_t **link = (hole_t **)&r->holes[i];
+        for (unsigned k = 0; *link && k < HOLE_SCAN; k++, link = &(*link)->next) {
+            hole_t *h = *link;
+            rp_ann_quiet_begin();
+            size_t size = h->size;
+            rp_chunk_t *c = h->chunk;
+            if (size < need) {
+                rp_ann_quiet_end();
+                continue;
+            }
+            *link = h->next;
+            rp_ann_quiet_end();
+            char *b = (char *)h - 8;
+            bit_clear(c->freed, bit_of(r, c, b));
+            if (size > need) { /* the rest stays a freed block */
+                size_t j = bit_of(r, c, b + need);
+                bit_set(c->starts, j);
+                bit_set(c->freed, j);
+                if (size - need >= HOLE_MIN)
+                    hole_put(r, c, (char *)h + need, size - need);
+            }
+            return (rp_block_t *)(void *)b;
+        }
+    }
+    return NULL;
+}
 
 void rp_region_close(reap_t *r)
 {
@@ -103,6 +171,7 @@ void rp_region_close(reap_t *r)
     r->chunk->region_end = r->bump + 8;
     r->head_room = RP_HEADER;
     r->starts = NULL;
+    memset(r->holes, 0, sizeof r->holes);
     /* the range shrinks to what the headerless blocks really take */
     r->region_lo = r->region_hi = NULL;
     for (const rp_chunk_t *c = r->chunk; c; c = c->older)
@@ -168,6 +237,8 @@ void rp_region_release(reap_t *r, rp_chunk_t *c, void *p, size_t size)
     bit_set(c->freed, bit_of(r, c, (char *)p - 8));
     r->frees++;
     rp_live_sub(r, size);
+    if (r->head_room == 0 && size >= HOLE_MIN)
+        hole_put(r, c, p, size);
     rp_ann_object_free(r, p, size);
 }
 
@@ -212,6 +283,7 @@ static void first_chunk_format(reap_t *r, bool region)
 {
     r->head_room = region ? 0 : RP_HEADER;
     r->region_lo = r->region_hi = NULL;
+    memset(r->holes, 0, sizeof r->holes);
     chunk_format(r, r->first);
     set_frontier(r, r->first);
 }

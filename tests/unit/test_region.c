@@ -462,6 +462,146 @@ static void a_discard_leaves_a_region_one(void **state)
     reap_destroy(r);
 }
 
+/* Bump small objects until the current chunk has fewer than room bytes
+ * left, without taking a new one. */
+static void fill_chunk(reap_t *r, size_t room)
+{
+    const rp_chunk_t *c = r->chunk;
+    while ((size_t)(r->bump_end - r->bump) >= room)
+        assert_non_null(reap_malloc(r, 8));
+    assert_ptr_equal(r->chunk, c);
+}
+
+/* An object of n bytes, discarded, with a live one after it. */
+static char *discarded(reap_t *r, size_t n)
+{
+    char *a = reap_malloc(r, n);
+    assert_non_null(a);
+    assert_non_null(reap_malloc(r, 8));
+    reap_discard(r, a);
+    return a;
+}
+
+/* A discarded object's memory is used again while the reap is a region:
+ * once the frontier cannot take a request, it goes to the discards before
+ * a new chunk, cut to size; what is left stays freed and checked. */
+static void a_region_uses_its_discards_before_a_new_chunk(void **state)
+{
+    (void)state;
+    reap_t *r = region_reap();
+    char *a = discarded(r, 512);
+    fill_chunk(r, 128);
+    size_t chunks = nchunks(r);
+    uint64_t live = STAT(r, live_bytes);
+    char *p = reap_malloc(r, 130), *q = reap_malloc(r, 200);
+    assert_ptr_equal(p, a);       /* the front of a, 136 bytes */
+    assert_ptr_equal(q, a + 136); /* then the next 200 of it */
+    assert_int_equal(nchunks(r), chunks);
+    assert_int_equal(STAT(r, live_bytes), live + 136 + 200);
+    memset(p, 1, 130);
+    memset(q, 2, 200);
+    misuse_seen_t seen = {0};
+    reap_set_misuse_handler(note_misuse, &seen);
+    reap_discard(r, a + 336); /* the 176 bytes left are freed already */
+    assert_int_equal(seen.calls, 1);
+    assert_int_equal(seen.kind, REAP_MISUSE_DOUBLE_FREE);
+    reap_discard(r, a + 8); /* inside p */
+    assert_int_equal(seen.kind, REAP_MISUSE_FOREIGN);
+    reap_set_misuse_handler(NULL, NULL);
+    char *big = reap_malloc(r, 300); /* more than is left of a */
+    assert_true(big < a || big >= a + 512);
+    assert_int_equal(nchunks(r), chunks + 1);
+    reap_discard(r, q); /* a used-again object is an object like any */
+    assert_int_equal((unsigned char)p[129], 1);
+    assert_int_equal(STAT(r, live_bytes), live + 136 + 304);
+    reap_destroy(r);
+}
+
+/* A discard is cut to the request; a rest too small to hold the list's
+ * record stays freed, unused, and a discard too small for a request is
+ * passed over. */
+static void a_discard_is_cut_to_the_request(void **state)
+{
+    (void)state;
+    reap_t *r = region_reap();
+    char *a = reap_malloc(r, 40), *b = reap_malloc(r, 24);
+    assert_non_null(reap_malloc(r, 8));
+    reap_discard(r, a);
+    reap_discard(r, b);
+    fill_chunk(r, 16);
+    size_t chunks = nchunks(r);
+    uint64_t live = STAT(r, live_bytes);
+    assert_ptr_equal(reap_malloc(r, 16), b); /* its last 8 stay freed */
+    assert_int_equal(STAT(r, live_bytes), live + 16);
+    assert_ptr_equal(reap_malloc(r, 16), a); /* 24 are left */
+    assert_ptr_equal(reap_malloc(r, 16), a + 16);
+    assert_int_equal(STAT(r, live_bytes), live + 48);
+    assert_int_equal(nchunks(r), chunks);
+    misuse_seen_t seen = {0};
+    reap_set_misuse_handler(note_misuse, &seen);
+    reap_discard(r, b + 16);
+    reap_set_misuse_handler(NULL, NULL);
+    assert_int_equal(seen.kind, REAP_MISUSE_DOUBLE_FREE);
+    char *c = reap_malloc(r, 48);
+    assert_true(c < a || c > a + 40);
+    assert_int_equal(nchunks(r), chunks + 1);
+    reap_destroy(r);
+}
+
+/* Holes belong to the region: its first reap_free() and a clear drop them. */
+static void closing_or_clearing_a_region_drops_its_discards(void **state)
+{
+    (void)state;
+    reap_t *r = region_reap();
+    char *a = discarded(r, 512);
+    reap_free(r, reap_malloc(r, 8)); /* the region closes */
+    fill_chunk(r, 128);
+    char *p = reap_malloc(r, 200);
+    assert_true(p < a || p >= a + 512);
+    rp_heap_check(r);
+    reap_clear(r);
+    a = discarded(r, 512);
+    reap_clear(r);
+    fill_chunk(r, 128); /* over where a was */
+    p = reap_malloc(r, 200);
+    assert_ptr_not_equal(r->chunk, r->first);
+    assert_ptr_equal(rp_chunk_of(r, p), r->chunk); /* not a's old place */
+    reap_destroy(r);
+}
+
+/* An APR array that doubles, discarding its old storage each time, beside
+ * the small objects around it: with its discards used again the region
+ * takes fewer chunks than the same run without the discards. */
+static void growing_arrays_take_fewer_chunks(void **state)
+{
+    (void)state;
+    uint64_t footprint[2];
+    for (int discard = 0; discard < 2; discard++) {
+        reap_t *r = region_reap();
+        for (int round = 0; round < 40; round++) {
+            size_t cap = 2;
+            char *arr = reap_malloc(r, cap * 16);
+            for (size_t n = 0; n < 512; n++) {
+                if (n == cap) {
+                    char *bigger = reap_malloc(r, cap * 2 * 16);
+                    memcpy(bigger, arr, cap * 16);
+                    if (discard)
+                        reap_discard(r, arr);
+                    arr = bigger;
+                    cap *= 2;
+                }
+                memset(arr + n * 16, (int)n, 16);
+                assert_non_null(reap_malloc(r, 24 + n % 5 * 8)); /* an element's string */
+            }
+        }
+        footprint[discard] = reap_footprint(r, NULL);
+        reap_destroy(r);
+    }
+    print_message("footprint without discards %llu, with %llu\n",
+                  (unsigned long long)footprint[0], (unsigned long long)footprint[1]);
+    assert_true(footprint[1] < footprint[0] * 9 / 10);
+}
+
 /* Without headers a free is still checked: twice, an interior pointer, a
  * misaligned one, another reap's, a place not handed out yet. */
 static void region_objects_report_misuse(void **state)
@@ -612,6 +752,10 @@ int main(void)
         cmocka_unit_test(a_region_packs_objects_without_headers),
         cmocka_unit_test(the_first_free_gives_later_objects_headers),
         cmocka_unit_test(a_discard_leaves_a_region_one),
+        cmocka_unit_test(a_region_uses_its_discards_before_a_new_chunk),
+        cmocka_unit_test(a_discard_is_cut_to_the_request),
+        cmocka_unit_test(closing_or_clearing_a_region_drops_its_discards),
+        cmocka_unit_test(growing_arrays_take_fewer_chunks),
         cmocka_unit_test(region_objects_report_misuse),
         cmocka_unit_test(region_frees_find_their_chunk),
         cmocka_unit_test(region_realloc),
