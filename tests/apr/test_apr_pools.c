@@ -298,6 +298,34 @@ static void test_region_until_first_pfree(void **state)
     apr_pool_destroy(pool);
 }
 
+/* A pool that is still a region uses the arrays its hash tables outgrew
+ * (APR discards them) for what it allocates next: growing tables leave no
+ * dead arrays behind, which stock APR's pools keep to their clear. */
+static void test_region_reuses_outgrown_hash_arrays(void **state)
+{
+    apr_pool_t *pool;
+    reap_stats_t s;
+
+    (void)state;
+    assert_int_equal(apr_pool_create(&pool, NULL), APR_SUCCESS);
+    for (int round = 0; round < 40; round++) {
+        apr_hash_t *h = apr_hash_make(pool);
+        for (int i = 0; i < 2000; i++)
+            apr_hash_set(h, apr_psprintf(pool, "r%d-key%d", round, i),
+                         APR_HASH_KEY_STRING, pool);
+        assert_int_equal(apr_hash_count(h), 2000);
+    }
+    s = pool_stats(pool);
+    /* each round's table doubled from 16 to 2048 slots: 16,256 bytes of
+     * old arrays a round, an eighth of what it keeps live: without their
+     * reuse the footprint is 1.20 times the live bytes, with it 1.04 */
+    assert_true(s.frees >= 40 * 7);
+    print_message("live %llu bytes, footprint %llu\n",
+                  (unsigned long long)s.live_bytes, (unsigned long long)s.footprint);
+    assert_true(s.footprint < s.live_bytes + s.live_bytes / 16 + 65536);
+    apr_pool_destroy(pool);
+}
+
 /* ---- apr_prealloc -------------------------------------------------------- */
 
 static void test_prealloc(void **state)
@@ -1174,6 +1202,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pfree_null_is_noop, setup_pool,
                                         teardown_pool),
         cmocka_unit_test(test_region_until_first_pfree),
+        cmocka_unit_test(test_region_reuses_outgrown_hash_arrays),
         cmocka_unit_test_setup_teardown(test_pfree_then_reuse, setup_pool,
                                         teardown_pool),
         cmocka_unit_test_setup_teardown(test_pcalloc_after_pfree_is_zero,
