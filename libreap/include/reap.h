@@ -135,7 +135,7 @@ REAP_API int reap_set_alignment(reap_t *r, size_t alignment);
  * each chunk spends two bits on every 8 bytes (where objects start, which
  * are freed), so a free of one is checked as any other: a double free, an
  * interior or a foreign pointer is a misuse.  While @p r is a region, a
- * freed object of 24 bytes or more is used again, cut to size, once a
+ * freed object of 16 bytes or more is used again, cut to size, once a
  * request would otherwise take a new chunk; the memory of the others, and
  * of all freed after the region ends, stays in the reap until
  * reap_clear().  The first reap_free() also makes @p r give the
@@ -542,8 +542,9 @@ typedef enum reap_misuse_kind {
     REAP_MISUSE_FREED_REALLOC,   /**< reap_realloc() of an object freed already */
     REAP_MISUSE_NULL_REAP,       /**< a NULL reap where one is required */
     REAP_MISUSE_CORRUPTION       /**< a block's boundary tags are inconsistent (a
-                                  *   write past an object's end, or a bug):
-                                  *   always aborts */
+                                  *   write past an object's end, or a bug),
+                                  *   or a freed object waiting for reuse in
+                                  *   a region was written to: always aborts */
 } reap_misuse_kind_t;
 
 /** What libreap does after a misuse (the handler's return value). */

@@ -50,7 +50,7 @@
  * and one of which are freed (rp_chunk_t), and region_end marks where its
  * headerless blocks stop: a free finds p's chunk by walking the reap's
  * chunks, sizes the block by the next start bit and checks it by both
- * bitmaps.  While the reap is still a region, a freed block of 24 bytes or
+ * bitmaps.  While the reap is still a region, a freed block of 16 bytes or
  * more waits on its holes, used again before the reap takes a new chunk
  * (a discard's memory: APR's outgrown hash and array storage); once the
  * region is closed, what is freed of it waits for the clear.  The first block with a header

@@ -97,18 +97,24 @@ static inline void bit_clear(uint64_t *map, size_t i) { map[i / 64] &= ~((uint64
 
 /* Holes: a region's freed blocks, used again.  A block without header
  * freed while its reap is a region (APR discards outgrown hash and array
- * storage this way) keeps its bits, and, when it is big enough to hold
- * this record in its object, waits on one of r->holes until a request
- * the frontier cannot take would otherwise take a new chunk.  The lists
- * go by size and are LIFO; a request scans a few of its own list, and the
- * first of any list above fits it.  A hole is cut to the request; the
- * rest is a freed block of its own, on a list if it can hold the record.  They are emptied when the region is
- * closed (its later blocks have headers, which holes cannot give) and
- * when the first chunk is formatted again. */
+ * storage this way) keeps its bits, and, when it can hold a hole_t in its
+ * object, waits on one of r->holes until a request the frontier cannot
+ * take would otherwise take a new chunk.  The lists go by size and are
+ * LIFO; a request scans a few of its own list, and the first of any list
+ * above fits it.  A hole is cut to the request; the rest is a freed block
+ * of its own, on a list if it can hold the record.  The lists are emptied
+ * when the region is closed (its later blocks have headers, which holes
+ * cannot give) and when the first chunk is formatted again.
+ *
+ * The record lives in freed memory, so a program that writes to an object
+ * after discarding it can change it: a record is checked before anything
+ * it points to is read, and the block it names against its chunk's bits
+ * before it is handed out.  One that fails is reported as corruption. */
+static size_t region_size(const reap_t *r, const rp_chunk_t *c, const void *p);
+
 typedef struct hole {
     struct hole *next;
-    size_t size;     /* the block's bytes, as region_size() reads them */
-    rp_chunk_t *chunk;
+    size_t size; /* the block's bytes, as region_size() reads them */
 } hole_t;
 
 #define HOLE_MIN sizeof(hole_t)
@@ -119,16 +125,27 @@ static unsigned hole_bin(size_t size)
     return size < 128 ? 0 : size < 1024 ? 1 : size < 8192 ? 2 : 3;
 }
 
-static void hole_put(reap_t *r, rp_chunk_t *c, void *p, size_t size)
+static void hole_put(reap_t *r, void *p, size_t size)
 {
     unsigned i = hole_bin(size);
     hole_t *h = p;
     rp_ann_quiet_begin(); /* the object may be shorter than the record */
     h->next = r->holes[i];
     h->size = size;
-    h->chunk = c;
     rp_ann_quiet_end();
     r->holes[i] = h;
+}
+
+/* p may be a hole of r: aligned, in its range of blocks without header. */
+static bool hole_placed(const reap_t *r, const void *p)
+{
+    return ((uintptr_t)p & 7) == 0 && rp_region_may_own(r, p);
+}
+
+static RP_COLD void hole_corrupt(reap_t *r, const void *h)
+{
+    memset(r->holes, 0, sizeof r->holes);
+    rp_misuse(REAP_MISUSE_CORRUPTION, "a discarded object was written to:", r, h);
 }
 
 rp_block_t *rp_region_hole_take(reap_t *r, size_t need)
@@ -140,21 +157,28 @@ rp_block_t *rp_region_hole_take(reap_t *r, size_t need)
             hole_t *h = *link;
             rp_ann_quiet_begin();
             size_t size = h->size;
-            rp_chunk_t *c = h->chunk;
-            if (size < need) {
-                rp_ann_quiet_end();
-                continue;
-            }
-            *link = h->next;
+            hole_t *next = h->next;
             rp_ann_quiet_end();
+            if (size < HOLE_MIN || (size & 7) || (next && !hole_placed(r, next))) {
+                hole_corrupt(r, h);
+                return NULL;
+            }
+            if (size < need)
+                continue;
+            rp_chunk_t *c = rp_region_chunk(r, h);
             char *b = (char *)h - 8;
+            if (!c || region_size(r, c, h) != size || !bit_test(c->freed, bit_of(r, c, b))) {
+                hole_corrupt(r, h);
+                return NULL;
+            }
+            *link = next;
             bit_clear(c->freed, bit_of(r, c, b));
             if (size > need) { /* the rest stays a freed block */
                 size_t j = bit_of(r, c, b + need);
                 bit_set(c->starts, j);
                 bit_set(c->freed, j);
                 if (size - need >= HOLE_MIN)
-                    hole_put(r, c, (char *)h + need, size - need);
+                    hole_put(r, (char *)h + need, size - need);
             }
             return (rp_block_t *)(void *)b;
         }
@@ -238,7 +262,7 @@ void rp_region_release(reap_t *r, rp_chunk_t *c, void *p, size_t size)
     r->frees++;
     rp_live_sub(r, size);
     if (r->head_room == 0 && size >= HOLE_MIN)
-        hole_put(r, c, p, size);
+        hole_put(r, p, size);
     rp_ann_object_free(r, p, size);
 }
 

@@ -548,6 +548,49 @@ static void a_discard_is_cut_to_the_request(void **state)
     reap_destroy(r);
 }
 
+/* CORRUPTION always aborts: the handler leaves by longjmp instead. */
+static jmp_buf corrupt_jmp;
+static misuse_seen_t corrupt_seen;
+
+static int jump_on_misuse(const reap_misuse_t *m, void *arg)
+{
+    (void)arg;
+    corrupt_seen.calls++;
+    corrupt_seen.kind = m->kind;
+    corrupt_seen.ptr = m->ptr;
+    longjmp(corrupt_jmp, 1);
+}
+
+/* A discarded object written to afterwards (its hole record overwritten)
+ * is caught before the reap hands out what the record names. */
+static void a_write_to_a_discarded_object_is_caught(void **state)
+{
+    (void)state;
+    static const struct { size_t off; uint64_t word; } writes[] = {
+        {0, 0x4141414141414141u}, /* the link */
+        {8, 4096},                /* a size beyond the block */
+        {8, 400},                 /* a size short of it */
+    };
+    for (size_t w = 0; w < sizeof writes / sizeof writes[0]; w++) {
+        reap_t *r = region_reap();
+        char *a = discarded(r, 512);
+        discarded(r, 256); /* so that a is not the only hole */
+        memcpy(a + writes[w].off, &writes[w].word, 8);
+        fill_chunk(r, 128);
+        memset(&corrupt_seen, 0, sizeof corrupt_seen);
+        reap_set_misuse_handler(jump_on_misuse, NULL);
+        if (setjmp(corrupt_jmp) == 0)
+            (void)reap_malloc(r, 300);
+        reap_set_misuse_handler(NULL, NULL);
+        assert_int_equal(corrupt_seen.calls, 1);
+        assert_int_equal(corrupt_seen.kind, REAP_MISUSE_CORRUPTION);
+        assert_ptr_equal(corrupt_seen.ptr, a);
+        char *p = reap_malloc(r, 300); /* the lists are gone: a new chunk */
+        assert_true(p < a || p >= a + 512);
+        reap_destroy(r);
+    }
+}
+
 /* Holes belong to the region: its first reap_free() and a clear drop them. */
 static void closing_or_clearing_a_region_drops_its_discards(void **state)
 {
@@ -754,6 +797,7 @@ int main(void)
         cmocka_unit_test(a_discard_leaves_a_region_one),
         cmocka_unit_test(a_region_uses_its_discards_before_a_new_chunk),
         cmocka_unit_test(a_discard_is_cut_to_the_request),
+        cmocka_unit_test(a_write_to_a_discarded_object_is_caught),
         cmocka_unit_test(closing_or_clearing_a_region_drops_its_discards),
         cmocka_unit_test(growing_arrays_take_fewer_chunks),
         cmocka_unit_test(region_objects_report_misuse),
