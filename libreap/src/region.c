@@ -142,48 +142,60 @@ static bool hole_placed(const reap_t *r, const void *p)
     return ((uintptr_t)p & 7) == 0 && rp_region_may_own(r, p);
 }
 
-static RP_COLD void hole_corrupt(reap_t *r, const void *h)
+/* The first hole that takes need bytes, unlinked, or NULL; *bad is the
+ * first record that fails its checks (then NULL). */
+static hole_t *hole_find(reap_t *r, size_t need, rp_chunk_t **chunk, hole_t **bad)
 {
-    memset(r->holes, 0, sizeof r->holes);
-    rp_misuse(REAP_MISUSE_CORRUPTION, "a discarded object was written to:", r, h);
+    for (unsigned i = hole_bin(need); i < RP_HOLE_BINS; i++) {
+        hole_t **link = (hole_t **)&r->holes[i];
+        for (unsigned k = 0; *link && k < HOLE_SCAN; k++, link = &(*link)->next) {
+            hole_t *h = *link;
+            if (h->size < HOLE_MIN || (h->size & 7) || (h->next && !hole_placed(r, h->next))) {
+                *bad = h;
+                return NULL;
+            }
+            if (h->size < need)
+                continue;
+            rp_chunk_t *c = rp_region_chunk(r, h);
+            if (!c || region_size(r, c, h) != h->size ||
+                !bit_test(c->freed, bit_of(r, c, (char *)h - 8))) {
+                *bad = h;
+                return NULL;
+            }
+            *link = h->next;
+            *chunk = c;
+            return h;
+        }
+    }
+    return NULL;
 }
 
 rp_block_t *rp_region_hole_take(reap_t *r, size_t need)
 {
     RP_ASSERT(r->head_room == 0);
-    for (unsigned i = hole_bin(need); i < RP_HOLE_BINS; i++) {
-        hole_t **link = (hole_t **)&r->holes[i];
-        for (unsigned k = 0; *link && k < HOLE_SCAN; k++, link = &(*link)->next) {
-            hole_t *h = *link;
-            rp_ann_quiet_begin();
-            size_t size = h->size;
-            hole_t *next = h->next;
-            rp_ann_quiet_end();
-            if (size < HOLE_MIN || (size & 7) || (next && !hole_placed(r, next))) {
-                hole_corrupt(r, h);
-                return NULL;
-            }
-            if (size < need)
-                continue;
-            rp_chunk_t *c = rp_region_chunk(r, h);
-            char *b = (char *)h - 8;
-            if (!c || region_size(r, c, h) != size || !bit_test(c->freed, bit_of(r, c, b))) {
-                hole_corrupt(r, h);
-                return NULL;
-            }
-            *link = next;
-            bit_clear(c->freed, bit_of(r, c, b));
-            if (size > need) { /* the rest stays a freed block */
-                size_t j = bit_of(r, c, b + need);
-                bit_set(c->starts, j);
-                bit_set(c->freed, j);
-                if (size - need >= HOLE_MIN)
-                    hole_put(r, (char *)h + need, size - need);
-            }
-            return (rp_block_t *)(void *)b;
-        }
+    rp_chunk_t *c = NULL;
+    hole_t *bad = NULL;
+    rp_ann_quiet_begin(); /* the records lie in freed objects */
+    hole_t *h = hole_find(r, need, &c, &bad);
+    size_t size = h ? h->size : 0;
+    rp_ann_quiet_end();
+    if (bad) { /* reported outside the quiet part: the handler may longjmp */
+        memset(r->holes, 0, sizeof r->holes);
+        rp_misuse(REAP_MISUSE_CORRUPTION, "a discarded object was written to:", r, bad);
+        return NULL;
     }
-    return NULL;
+    if (!h)
+        return NULL;
+    char *b = (char *)h - 8;
+    bit_clear(c->freed, bit_of(r, c, b));
+    if (size > need) { /* the rest stays a freed block */
+        size_t j = bit_of(r, c, b + need);
+        bit_set(c->starts, j);
+        bit_set(c->freed, j);
+        if (size - need >= HOLE_MIN)
+            hole_put(r, (char *)h + need, size - need);
+    }
+    return (rp_block_t *)(void *)b;
 }
 
 void rp_region_close(reap_t *r)
