@@ -53,9 +53,10 @@
  * bitmaps.  While the reap is still a region, a freed block of 16 bytes or
  * more waits on its holes, used again before the reap takes a new chunk
  * (a discard's memory: APR's outgrown hash and array storage); once the
- * region is closed, what is freed of it waits for the clear.  The first block with a header
- * starts at the frontier as it was then, so the last headerless object is
- * its prev_foot, and RP_PINUSE keeps anything from coalescing into them.
+ * region is closed, what is freed of it waits for the clear.  The first
+ * block with a header starts at the frontier as it was then, so the last
+ * headerless object is its prev_foot, and RP_PINUSE keeps anything from
+ * coalescing into them.
  *
  * Invariants
  *   - RP_PINUSE of a block is set iff the block before it is in use (or it
@@ -199,8 +200,9 @@ struct reap {
     bool region_start; /* reap_start_as_region(): a region again after a clear */
     const char *region_lo, *region_hi; /* every block without header lies in
                                         * [region_lo, region_hi) (NULL: none) */
-    void *holes[RP_HOLE_BINS]; /* while a region: freed blocks without
-                                * header, for reuse before a new chunk */
+    void *holes[RP_HOLE_BINS]; /* freed blocks without header, for reuse
+                                * before a new chunk; filed and read only
+                                * while a region, emptied by a reset */
     bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
                         * (the bins may still hold retired chunks' tails,
                         * tried only before the reap takes a new chunk);
@@ -416,6 +418,15 @@ void rp_region_move_start(reap_t *r, void *p, void *q);
 /* While r is a region: a block of csz bytes (rp_request2size) cut from
  * the front of a freed block without header, or NULL when none fits. */
 rp_block_t *rp_region_hole_take(reap_t *r, size_t csz);
+/* A freed block without header waits on one of r's hole lists (only ever
+ * while r is a region): rp_region_hole_take() may find one. */
+static inline bool rp_region_has_holes(const reap_t *r)
+{
+    for (unsigned i = 0; i < RP_HOLE_BINS; i++)
+        if (r->holes[i])
+            return true;
+    return false;
+}
 
 /* ---- leaheap.c: the bins -------------------------------------------------- */
 

@@ -591,7 +591,8 @@ static void a_write_to_a_discarded_object_is_caught(void **state)
     }
 }
 
-/* Holes belong to the region: its first reap_free() and a clear drop them. */
+/* Holes belong to the region: after its first reap_free() or a clear none
+ * is handed out. */
 static void closing_or_clearing_a_region_drops_its_discards(void **state)
 {
     (void)state;
