@@ -112,7 +112,7 @@ static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
             rp_heap_consolidate(r);
         b = rp_heap_alloc(r, csz);
     }
-    if (!b && r->head_room == 0 && rp_region_has_holes(r)) /* a region's discards, first */
+    if (!b && rp_region_has_holes(r)) /* a region's discards, first */
         b = rp_region_hole_take(r, csz);
     if (!b)
         b = rp_region_bump(r, csz);

@@ -201,8 +201,8 @@ struct reap {
     const char *region_lo, *region_hi; /* every block without header lies in
                                         * [region_lo, region_hi) (NULL: none) */
     void *holes[RP_HOLE_BINS]; /* freed blocks without header, for reuse
-                                * before a new chunk; filed and read only
-                                * while a region, emptied by a reset */
+                                * before a new chunk; all NULL unless the
+                                * reap is a region */
     bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
                         * (the bins may still hold retired chunks' tails,
                         * tried only before the reap takes a new chunk);
@@ -418,8 +418,8 @@ void rp_region_move_start(reap_t *r, void *p, void *q);
 /* While r is a region: a block of csz bytes (rp_request2size) cut from
  * the front of a freed block without header, or NULL when none fits. */
 rp_block_t *rp_region_hole_take(reap_t *r, size_t csz);
-/* A freed block without header waits on one of r's hole lists (only ever
- * while r is a region): rp_region_hole_take() may find one. */
+/* A freed block without header waits on one of r's hole lists (so r is a
+ * region): rp_region_hole_take() may find one. */
 static inline bool rp_region_has_holes(const reap_t *r)
 {
     for (unsigned i = 0; i < RP_HOLE_BINS; i++)

@@ -102,10 +102,10 @@ static inline void bit_clear(uint64_t *map, size_t i) { map[i / 64] &= ~((uint64
  * take would otherwise take a new chunk.  The lists go by size and are
  * LIFO; a request scans a few of its own list, and the first of any list
  * above fits it.  A hole is cut to the request; the rest is a freed block
- * of its own, on a list if it can hold the record.  Blocks are filed and
- * taken only while the reap is a region (once it is closed its blocks have
- * headers, which holes cannot give); formatting the first chunk again
- * empties the lists.
+ * of its own, on a list if it can hold the record.  The lists hold
+ * something only while the reap is a region: closing it (its later blocks
+ * have headers, which holes cannot give) and formatting the first chunk
+ * again empty them.
  *
  * The record lives in freed memory, so a program that writes to an object
  * after discarding it can change it: a record is checked before anything
@@ -208,6 +208,7 @@ void rp_region_close(reap_t *r)
     r->chunk->region_end = r->bump + 8;
     r->head_room = RP_HEADER;
     r->starts = NULL;
+    memset(r->holes, 0, sizeof r->holes); /* holes only ever wait in a region */
     /* the range shrinks to what the headerless blocks really take */
     r->region_lo = r->region_hi = NULL;
     for (const rp_chunk_t *c = r->chunk; c; c = c->older)

@@ -591,14 +591,16 @@ static void a_write_to_a_discarded_object_is_caught(void **state)
     }
 }
 
-/* Holes belong to the region: after its first reap_free() or a clear none
- * is handed out. */
+/* Holes belong to the region: its first reap_free() and a clear drop them,
+ * and none is handed out after. */
 static void closing_or_clearing_a_region_drops_its_discards(void **state)
 {
     (void)state;
     reap_t *r = region_reap();
     char *a = discarded(r, 512);
+    assert_true(rp_region_has_holes(r));
     reap_free(r, reap_malloc(r, 8)); /* the region closes */
+    assert_false(rp_region_has_holes(r));
     fill_chunk(r, 128);
     char *p = reap_malloc(r, 200);
     assert_true(p < a || p >= a + 512);
@@ -606,6 +608,7 @@ static void closing_or_clearing_a_region_drops_its_discards(void **state)
     reap_clear(r);
     a = discarded(r, 512);
     reap_clear(r);
+    assert_false(rp_region_has_holes(r));
     fill_chunk(r, 128); /* over where a was */
     p = reap_malloc(r, 200);
     assert_ptr_not_equal(r->chunk, r->first);
