@@ -73,6 +73,7 @@ void rp_hd_init(void)
         rp_hd_options_init();
         rp_hd_sb_keys_init();
         rp_hd_sb_mask = ~(rp_hd_opt.sb_size - 1);
+        rp_hd_map_init();
         rp_hd_sc_init(rp_hd_opt.sb_size);
         rp_hd_heaps_init();
         rp_hd_tcache_init();
@@ -437,6 +438,32 @@ void rp_base_trim(void)
     rp_ann_quiet_begin();
     rp_hoard_trim();
     rp_ann_quiet_end();
+}
+
+/* The map says whether the header may be read; a superblock's block is
+ * found by multiplying with the reciprocal of its size (the offset is
+ * below S, far from where the product's high word could be off). */
+void *rp_base_block_of(const void *p, size_t *size)
+{
+    const rp_hd_sb_t *h = rp_hd_map_header(p);
+    if (RP_UNLIKELY(h == NULL))
+        return NULL;
+    if (RP_LIKELY(h->magic == RP_HD_SB_MAGIC)) {
+        uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)h - RP_HD_HDR);
+        if (off >= (uint64_t)h->nblocks * h->size)
+            return NULL;
+        uint64_t i = (uint64_t)(((unsigned __int128)off * h->recip) >> 64);
+        *size = h->size;
+        return (char *)h + RP_HD_HDR + i * h->size;
+    }
+    if (h->magic == RP_HD_LARGE_MAGIC) {
+        char *b = h->end - h->usable;
+        if ((const char *)p < b || (const char *)p >= h->end)
+            return NULL;
+        *size = h->usable;
+        return b;
+    }
+    return NULL;
 }
 
 void rp_base_wait_begin(void) { rp_hd_thread_park(); }

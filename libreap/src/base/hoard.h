@@ -203,6 +203,25 @@ bool rp_hd_os_purge(void *p, size_t len);
  * only returned counts them. */
 bool rp_hd_os_purge_in_place(void *p, size_t len);
 
+/* ---- the address map (addrmap.c) --------------------------------------- */
+
+/* Addresses the map covers: user space of 48 bits. */
+#define RP_HD_MAP_BITS 48
+
+/* Reads S (rp_hd_opt.sb_size); rp_hd_init() calls it before any mapping. */
+void rp_hd_map_init(void);
+/* Sets the byte of every granule whose start lies in len bytes at start to
+ * v (1: mapped by the allocator; 0: not); false when a leaf could not be
+ * made (out of memory) or the range lies above the map. */
+bool rp_hd_map_set(const void *start, size_t len, uint8_t v);
+/* Marks the granules after a large object's header at head, up to end,
+ * as its own (live) or as plain mapped memory again. */
+void rp_hd_map_large(const void *head, const void *end, bool live);
+/* The header p's granule belongs to (a superblock, a large object, or
+ * zeroed or stale memory: check its magic), or NULL when reading it could
+ * fault.  Reads nothing at p. */
+const struct rp_hd_sb *rp_hd_map_header(const void *p);
+
 /* ---- size classes (sizeclass.c) ----------------------------------------- */
 
 typedef struct rp_hd_classes {
@@ -267,6 +286,8 @@ typedef struct rp_hd_sb {
     void *free;                          /* LIFO list of returned blocks */
     char *bump;                          /* first never-used block */
     char *end;                           /* end of the last whole block; large: of the object */
+    uint64_t recip;                      /* ceil(2^64 / size): a block's index is the high
+                                          * word of its offset times recip (superblocks) */
     struct rp_hd_sb *prev, *next;        /* in owner's group or empty list */
     uint32_t used;                       /* blocks out: program, tcache or outbox */
     uint32_t nblocks;                    /* used <= nblocks */

@@ -56,6 +56,7 @@ void rp_hd_sb_format(rp_hd_sb_t *sb, uint32_t cls)
     sb->free = NULL;
     sb->bump = (char *)sb + RP_HD_HDR;
     sb->end = sb->bump + (size_t)sb->nblocks * sb->size;
+    sb->recip = UINT64_MAX / sb->size + 1;
     sb->group = 1;
     sb->key = rp_hd_sb_new_key();
     atomic_store_explicit(&sb->interior, 0, memory_order_relaxed);
