@@ -15,31 +15,36 @@
 #include "util/trace.h"
 
 rp_options_t rp_opt = {
-    .first_chunk = 8192,          /* the 2002 reaps' first chunk */
-    .max_chunk = 64u << 10,       /* chunks double from 8 KiB up to 64 KiB: a big
-                                   * reap's last chunk is half used on average */
-    .large_threshold = 64u << 10, /* larger objects get their own base block */
-    .tail_keep = 256,             /* smaller tails of retired chunks are left */
-    .quick_limit = RP_SMALL_LIMIT, /* every exact-bin size waits on quick lists */
+    .first_chunk = 2048,          /* the reap, its user area and a first few objects */
+    .max_chunk = 32u << 10,       /* chunks double up to 32 KiB, the largest of the base
+                                   * allocator's superblock classes */
+    .large_threshold = 16u << 10, /* larger objects get a solo chunk */
+    .sweep_share = 8,             /* sweep once 8/64 of the footprint was freed since */
 };
 
 static const rp_env_option_t options[] = {
-    {"REAP_FIRST_CHUNK", &rp_opt.first_chunk, 4096, 1u << 20, false, NULL},
-    {"REAP_MAX_CHUNK", &rp_opt.max_chunk, 8192, 1u << 28, false, NULL},
-    {"REAP_LARGE_THRESHOLD", &rp_opt.large_threshold, 1024, 1u << 24, false, NULL},
-    {"REAP_TAIL_KEEP", &rp_opt.tail_keep, RP_MIN_BLOCK, 1u << 20, false, NULL},
-    {"REAP_QUICK_LIMIT", &rp_opt.quick_limit, 0, RP_SMALL_LIMIT, false, NULL},
+    {"REAP_FIRST_CHUNK", &rp_opt.first_chunk, 1024, 1u << 20, false, NULL},
+    {"REAP_MAX_CHUNK", &rp_opt.max_chunk, 4096, 1u << 28, false, NULL},
+    {"REAP_LARGE_THRESHOLD", &rp_opt.large_threshold, 256, 1u << 24, false, NULL},
+    {"REAP_SWEEP_SHARE", &rp_opt.sweep_share, 0, 64, false, NULL},
 };
 
 static void options_read(void)
 {
     rp_base_init(); /* REAP_MISUSE is the base allocator's, and read with it */
     rp_env_read(options, sizeof options / sizeof options[0]);
-    /* The first chunk must hold a reap and leave room to bump. */
-    if (rp_opt.max_chunk < rp_opt.first_chunk)
-        rp_opt.max_chunk = rp_opt.first_chunk;
-    if (rp_opt.large_threshold > rp_opt.max_chunk)
-        rp_opt.large_threshold = rp_opt.max_chunk;
+    /* chunks are aligned blocks of the base allocator: powers of two, up
+     * to half a superblock (addrmap.h) */
+    size_t max = (size_t)1 << (rp_base_map_shift - 1), p = 1024;
+    while (p * 2 <= rp_opt.first_chunk && p * 2 <= max)
+        p *= 2;
+    rp_opt.first_chunk = p;
+    for (p = rp_opt.first_chunk; p * 2 <= rp_opt.max_chunk && p * 2 <= max;)
+        p *= 2;
+    rp_opt.max_chunk = p;
+    if (rp_opt.large_threshold > rp_opt.max_chunk / 2) /* a block fits a chunk */
+        rp_opt.large_threshold = rp_opt.max_chunk / 2;
+    rp_desc_init();
     rp_trace_init(RP_TRACE_REAPS); /* REAP_TRACE, before the first reap */
 }
 

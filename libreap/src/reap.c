@@ -155,34 +155,16 @@ static void unlink_child(reap_t *parent, reap_t *c)
     rp_unlock(&parent->lock);
 }
 
-/* Tags step by an odd constant modulo 2^16, so 65,535 reaps in a row made
- * by one thread get different tags and neighbouring reaps' tags differ in
- * many bits.  Each thread counts on its own, from a start 8,191 steps after
- * the previous thread's: one shared atomic add per thread, not per reap,
- * so threads that make reaps all the time (httpd's workers, once or twice
- * a request) do not pass one cache line between their cores. */
-static uint16_t next_tag(void)
-{
-    static _Atomic uint32_t threads;
-    static __thread uint32_t seq;
-    uint16_t t;
-    if (RP_UNLIKELY(seq == 0))
-        seq = (atomic_fetch_add_explicit(&threads, 1, memory_order_relaxed) + 1) * 8191u;
-    do
-        t = (uint16_t)(++seq * 40503u);
-    while (t == 0);
-    return t;
-}
-
 /* ---- create --------------------------------------------------------------------- */
 
-static size_t first_chunk_size(size_t user, const reap_chunk_source_t *src)
+/* The first chunk: the reap, its user area and room to bump a few
+ * objects (past its descriptor, when that is at its start). */
+static size_t first_chunk_size(size_t user)
 {
-    size_t need = sizeof(rp_chunk_t) + RP_REAP_SIZE + user + 1024 + RP_FENCE_ROOM;
     size_t size = rp_opt.first_chunk;
-    while (size < need)
+    while ((size_t)(rp_chunk_body(NULL, size) - (char *)NULL) + RP_REAP_SIZE + user + 512 > size)
         size *= 2;
-    return rp_chunk_round(src, size);
+    return size;
 }
 
 reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
@@ -190,38 +172,36 @@ reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
 {
     rp_options_init();
     size_t user = opts ? opts->user_size : 0;
-    if (user > (64u << 10))
+    if (user > REAP_USER_MAX)
         return NULL;
     user = (user + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1);
     const reap_chunk_source_t *src = chunks ? chunks : parent ? parent->src : NULL;
-    size_t size = first_chunk_size(user, src);
+    size_t size = first_chunk_size(user);
     reap_t *acct = parent ? parent->acct : NULL;
     if (charge_chain(acct, size) != 0) {
         /* other threads may be creating children of parent right now */
         __atomic_fetch_add(&parent->limit_failures, 1, __ATOMIC_RELAXED);
         return NULL;
     }
-    rp_chunk_t *c = rp_chunk_get(src, size);
-    if (!c) {
+    uint32_t flags;
+    char *b = rp_chunk_get(src, size, &flags);
+    if (!b) {
         uncharge_chain(acct, size);
         return NULL;
     }
-    reap_t *r = (reap_t *)(c + 1);
+    reap_t *r = (reap_t *)(void *)rp_chunk_body(b, size);
     memset(r, 0, RP_REAP_SIZE + user);
-    r->tag = next_tag();
-    r->head_bits = RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
     r->grain_mask = RP_GRAIN - 1;
-    r->bump_max = rp_opt.large_threshold;
     /* annotating or tracing: every allocation must come into libreap */
-    r->inline_open = RP_ANNOTATED() || rp_tracing() ? 0 : r->bump_max + 1;
-    rp_set_heap_empty(r, true);
+    r->inline_open = !RP_ANNOTATED() && !rp_tracing();
+    rp_inline_update(r);
     r->user_size = user;
     r->src = src;
     r->acct = acct;
     r->parent = parent;
     r->footprint = r->peak_footprint = size;
     rp_lock_init(&r->lock);
-    rp_region_init(r, c, size);
+    rp_region_init(r, b, size, flags);
     if (parent)
         link_child(parent, r);
     if (RP_UNLIKELY(rp_tracing()))
@@ -250,30 +230,11 @@ int reap_set_alignment(reap_t *r, size_t alignment)
     }
     /* Blocks already handed out keep the old grain, and the free code
      * checks pointers against the new one. */
-    if ((alignment != RP_GRAIN_MIN && alignment != RP_GRAIN) || !rp_region_untouched(r) ||
-        (r->region_start && alignment != RP_GRAIN_MIN))
+    if ((alignment != RP_GRAIN_MIN && alignment != RP_GRAIN) || !rp_region_untouched(r))
         return EINVAL;
     r->grain_mask = alignment - 1;
     if (RP_UNLIKELY(rp_tracing()))
         rp_trace_align(r, alignment);
-    return 0;
-}
-
-int reap_start_as_region(reap_t *r)
-{
-    if (RP_UNLIKELY(r == NULL)) {
-        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_start_as_region", r, NULL);
-        return EINVAL;
-    }
-    /* A region's objects start 8 bytes into their blocks: the 8-byte grain. */
-    if (r->grain_mask != RP_GRAIN_MIN - 1 || !rp_region_untouched(r))
-        return EINVAL;
-    if (!r->region_start) {
-        r->region_start = true;
-        rp_region_begin(r);
-        if (RP_UNLIKELY(rp_tracing()))
-            rp_trace_region(r);
-    }
     return 0;
 }
 
@@ -323,11 +284,12 @@ static void destroy_children(reap_t *r)
 static void destroy_detached(reap_t *r)
 {
     destroy_children(r);
+    rp_heap_release(r);
     rp_region_release_all(r);
     size_t size = r->first->size;
     const reap_chunk_source_t *src = r->src; /* r lives in the first chunk */
     uncharge_chain(r->acct, size);
-    rp_chunk_put(src, r->first, size);
+    rp_chunk_put(src, r->first);
 }
 
 void reap_destroy(reap_t *r)
@@ -352,24 +314,19 @@ void reap_clear(reap_t *r)
     if (RP_UNLIKELY(rp_tracing()))
         rp_trace_reap(RP_TRACE_CLEAR, r);
     destroy_children(r);
-    rp_live_sub(r, r->live_bytes);
+    rp_settle(r);
+    r->live_bytes = 0;
     r->cleared_objects = r->allocs - r->frees;
     r->clears++;
     /* httpd clears pools that often hold nothing (the core output
      * filter's, twice a request): a reap whose frontier still stands where
      * the last clear left it has nothing to give back or reset. */
-    if (rp_region_at_rest(r))
+    if (rp_region_untouched(r))
         return;
-    r->heap = NULL;
-    r->quick_below = 0;
-    rp_set_heap_empty(r, true);
-    r->heap_free_bytes = 0;
-    r->quick_bytes = 0;
-    r->lost = NULL;
-    r->lost_bytes = 0;
-    r->dv = NULL;
-    r->dv_size = 0;
+    rp_heap_clear(r);
+    r->free_bytes = r->swept = 0;
     rp_region_reset(r);
+    rp_inline_update(r);
 }
 
 /* ---- walking ---------------------------------------------------------------------- */
