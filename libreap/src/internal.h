@@ -405,6 +405,9 @@ static inline size_t rp_solo_usable(const rp_chunk_t *c) { return (size_t)(rp_ch
  * all of whose blocks are freed; the caller takes their bytes out of
  * free_bytes. */
 void rp_region_release(reap_t *r, rp_chunk_t *c);
+/* Bytes a chunk of size bytes spends on a descriptor at its start (0 when
+ * it keeps it in its superblock's first slot). */
+size_t rp_chunk_head(size_t size);
 /* Where what follows its descriptor starts in the chunk of size bytes at
  * b: b, or past a descriptor kept at its start. */
 char *rp_chunk_body(char *b, size_t size);

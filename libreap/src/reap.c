@@ -162,7 +162,7 @@ static void unlink_child(reap_t *parent, reap_t *c)
 static size_t first_chunk_size(size_t user)
 {
     size_t size = rp_opt.first_chunk;
-    while ((size_t)(rp_chunk_body(NULL, size) - (char *)NULL) + RP_REAP_SIZE + user + 512 > size)
+    while (rp_chunk_head(size) + RP_REAP_SIZE + user + 512 > size)
         size *= 2;
     return size;
 }

@@ -64,9 +64,7 @@ rp_chunk_t *rp_chunk_block_slow(const void *p, uintptr_t *start)
     return b;
 }
 
-/* Bytes a chunk of size bytes spends on a descriptor at its start (0 when
- * it keeps it in its superblock's first slot). */
-static size_t desc_inside(size_t size)
+size_t rp_chunk_head(size_t size)
 {
     unsigned s = (unsigned)__builtin_ctzl(size);
     return s < rp_desc_min_shift ? rp_desc_bytes[s] : 0;
@@ -76,11 +74,11 @@ static size_t desc_inside(size_t size)
  * follows the descriptor starts (b itself when it is elsewhere). */
 static rp_chunk_t *layout(char *b, size_t size, char **body)
 {
-    *body = b + desc_inside(size);
+    *body = b + rp_chunk_head(size);
     return rp_desc((uintptr_t)b, (unsigned)__builtin_ctzl(size));
 }
 
-char *rp_chunk_body(char *b, size_t size) { return b + desc_inside(size); }
+char *rp_chunk_body(char *b, size_t size) { return b + rp_chunk_head(size); }
 
 /* ---- formatting ------------------------------------------------------------- */
 
@@ -208,7 +206,7 @@ static void give(reap_t *r, rp_chunk_t *c)
 static size_t chunk_least(size_t bsize)
 {
     size_t size = rp_opt.first_chunk;
-    while (size < bsize + desc_inside(size) + RP_GRAIN)
+    while (size < bsize + rp_chunk_head(size) + RP_GRAIN)
         size *= 2;
     return size;
 }
