@@ -83,10 +83,10 @@ static RP_NOINLINE void *malloc_slow(reap_t *r, size_t n)
         return rp_solo_alloc(r, n, RP_GRAIN);
     size_t bsize = rp_block_size(r, n);
     char *b = NULL;
-    if (rp_heap_listed(r) && (b = rp_heap_take(r, bsize)))
-        return b;
     if (bsize <= (size_t)(r->bump_end - r->bump))
         return reap_frontier_bump((reap_frontier_t *)(void *)r, bsize);
+    if (r->heap != NULL && (b = rp_heap_take(r, bsize)))
+        return b;
     if (rp_sweep_due(r, bsize)) {
         rp_sweep(r);
         if ((b = rp_heap_take(r, bsize))) /* without lists, a scan */
@@ -152,6 +152,15 @@ void *reap_calloc(reap_t *r, size_t n, size_t size)
     return p;
 }
 
+/* [b, b + size) of c, cut from a live block, is a freed block, filed at
+ * once as a free's would be (the lists are made for it if need be). */
+static void free_tail(reap_t *r, const rp_chunk_t *c, char *b, size_t size)
+{
+    if (!r->heap)
+        rp_heap_ensure(r);
+    rp_bits_free_tail(r, c, b, size);
+}
+
 /* Shrinks live block p of c, ending at e, to want bytes: the rest goes to
  * the frontier or becomes a freed block. */
 static void shrink_in_place(reap_t *r, rp_chunk_t *c, char *p, char *e, size_t want)
@@ -165,7 +174,7 @@ static void shrink_in_place(reap_t *r, rp_chunk_t *c, char *p, char *e, size_t w
         rp_frontier_back(r, cut);
         return;
     }
-    rp_bits_free_tail(r, c, cut, (size_t)(e - cut));
+    free_tail(r, c, cut, (size_t)(e - cut));
 }
 
 /* The object starts at the aligned address inside a block bumped or taken
@@ -187,7 +196,7 @@ static void *aligned_plain(reap_t *r, size_t alignment, size_t n)
     if (q != b) { /* the bytes before q: a freed block */
         rp_settle(r); /* the start bit at q is no new block */
         rp_pair_at(c, q)->start |= rp_bit(q);
-        rp_bits_free_tail(r, c, b, (size_t)(q - b));
+        free_tail(r, c, b, (size_t)(q - b));
         r->live_bytes -= (uint64_t)(q - b);
     }
     shrink_in_place(r, c, q, e, rp_block_size(r, n)); /* and what follows the object */
@@ -224,8 +233,10 @@ static RP_NOINLINE void free_at_frontier(reap_t *r, rp_chunk_t *c, char *p)
     rp_frontier_back(r, p);
 }
 
-/* Sets the freed bit (bit, in pair w) of p, a live block ending at e. */
-static inline void free_block(reap_t *r, rp_pair_t *w, uint64_t bit, const char *p, const char *e)
+/* Sets the freed bit (bit, in pair w) of p, a live block ending at e, and
+ * files it on its list of r's heap, h (unless a limit left r none). */
+static inline void free_block(reap_t *r, rp_heap_t *h, rp_pair_t *w, uint64_t bit, char *p,
+                              const char *e)
 {
     uint64_t size = (uint64_t)(e - p);
     w->freed |= bit;
@@ -233,6 +244,8 @@ static inline void free_block(reap_t *r, rp_pair_t *w, uint64_t bit, const char 
     r->live_bytes -= size;
     r->free_bytes += size;
     r->frees++;
+    if (RP_LIKELY(h != NULL) && size >= RP_LIST_MIN)
+        rp_heap_file(r, h, p, size);
 }
 
 /* A free, every case: a block of a bumped chunk (the last before the
@@ -247,7 +260,7 @@ static RP_NOINLINE void free_plain(reap_t *r, void *p)
         if (c == r->chunk && e >= r->bump)
             free_at_frontier(r, c, p);
         else
-            free_block(r, w, rp_bit(p), p, e);
+            free_block(r, r->heap ? r->heap : rp_heap_ensure(r), w, rp_bit(p), p, e);
     } else if (kind == P_SOLO) {
         rp_settle_live(r);
         r->live_bytes -= c->size;
@@ -291,9 +304,10 @@ static inline bool free_fast(reap_t *r, char *p)
         above = x->start;
     }
     char *e = (char *)(base + 8 * (uintptr_t)__builtin_ctzll(above));
-    if (RP_UNLIKELY(c == r->chunk && e >= r->bump))
+    rp_heap_t *h = r->heap;
+    if (RP_UNLIKELY((c == r->chunk && e >= r->bump) || h == NULL))
         return false;
-    free_block(r, w, bit, p, e);
+    free_block(r, h, w, bit, p, e);
     if (config_debug)
         rp_heap_check(r);
     return true;

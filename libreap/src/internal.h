@@ -285,11 +285,17 @@ struct reap {
                            * (rp_frontier_back): what lies in [bump, high) was
                            * handed out and freed */
     rp_chunk_t *first;    /* the chunk holding this struct, kept by clear */
-    rp_heap_t *heap;      /* NULL until the first sweep that had a block to list */
+    rp_heap_t *heap;      /* NULL until the first free (or a limit refused it) */
     uint64_t free_bytes;  /* bytes of freed blocks (invariant above) */
-    uint64_t swept;       /* of free_bytes, what the last sweep filed (less what
-                           * was taken since): the rest is new since then */
-    size_t next_chunk_size;
+    uint64_t swept;       /* of free_bytes, what the last sweep filed, less what
+                           * was taken since: the rest is new since then
+                           * (rp_sweep_due) */
+    /* The first chunk for this reap's next child: the largest power of two
+     * (within the chunk sizes) not above the peak footprint of the child
+     * destroyed last, so that a request's reap, made again and again,
+     * takes its memory in a few chunks rather than doubling up each time.
+     * Relaxed atomic: children come and go in any thread. */
+    _Atomic size_t child_chunk;
     bool inline_open;     /* not annotating or tracing: the inline bump may run */
 
     /* Statistics.  Bumps (the inline one and libreap's own) are counted
@@ -445,6 +451,35 @@ void rp_heap_release(reap_t *r);
 /* Debug: check the invariants above over every chunk of r. */
 void rp_heap_check(const reap_t *r);
 
+/* The list of blocks of size bytes (a multiple of 8, at least 8). */
+static inline unsigned rp_list_of(size_t size)
+{
+    size_t k = size / RP_GRANULE;
+    if (k < RP_NEXACT)
+        return (unsigned)k;
+    unsigned lg = 63u - (unsigned)__builtin_clzll(size); /* >= 10 */
+    unsigned i = RP_NEXACT + (lg - 10) * 8 + (unsigned)((size >> (lg - 3)) & 7);
+    return i < RP_NLISTS ? i : RP_NLISTS - 1;
+}
+
+/* Puts b, a freed block of size bytes (RP_LIST_MIN or more), first on its
+ * list of h, r's heap, writing the one link a freed block holds; the
+ * inline bump stops while a list holds a block. */
+static inline void rp_heap_file(reap_t *r, rp_heap_t *h, char *b, size_t size)
+{
+    unsigned i = rp_list_of(size);
+    uint64_t bit = (uint64_t)1 << (i % 64);
+    rp_ann_quiet_begin(); /* the link lives in freed memory */
+    *(void **)(void *)b = (h->map[i / 64] & bit) ? h->list[i] : NULL;
+    rp_ann_quiet_end();
+    h->list[i] = b;
+    h->map[i / 64] |= bit;
+}
+
+/* The lists, made (charged to r, or carved at its frontier) when r has
+ * none; NULL when neither its limit nor the frontier leaves room. */
+rp_heap_t *rp_heap_ensure(reap_t *r);
+
 /* A list holds a block. */
 static inline bool rp_heap_listed(const reap_t *r)
 {
@@ -454,7 +489,7 @@ static inline bool rp_heap_listed(const reap_t *r)
 
 static inline void rp_inline_update(reap_t *r)
 {
-    r->inline_limit = r->inline_open && !rp_heap_listed(r) ? rp_opt.large_threshold : 0;
+    r->inline_limit = r->inline_open ? rp_opt.large_threshold : 0;
 }
 
 /* The frontier moves back to p (a block freed at it, or a shrink): from

@@ -75,20 +75,11 @@ void rp_bits_free_tail(reap_t *r, const rp_chunk_t *c, char *b, size_t size)
     w->start |= rp_bit(b);
     w->freed |= rp_bit(b);
     r->free_bytes += size;
+    if (r->heap && size >= RP_LIST_MIN)
+        rp_heap_file(r, r->heap, b, size);
 }
 
 /* ---- the lists ------------------------------------------------------------------ */
-
-/* The list of blocks of size bytes (a multiple of 8, at least 8). */
-static unsigned list_of(size_t size)
-{
-    size_t k = size / RP_GRANULE;
-    if (k < RP_NEXACT)
-        return (unsigned)k;
-    unsigned lg = 63u - (unsigned)__builtin_clzll(size); /* >= 10 */
-    unsigned i = RP_NEXACT + (lg - 10) * 8 + (unsigned)((size >> (lg - 3)) & 7);
-    return i < RP_NLISTS ? i : RP_NLISTS - 1;
-}
 
 static bool listed(const rp_heap_t *h, unsigned i) { return (h->map[i / 64] >> (i % 64)) & 1; }
 
@@ -103,17 +94,6 @@ static unsigned next_listed(const rp_heap_t *h, unsigned i)
             return w * 64 + (unsigned)__builtin_ctzll(bits);
     }
     return RP_NLISTS;
-}
-
-static void file(reap_t *r, char *b, size_t size)
-{
-    rp_heap_t *h = r->heap;
-    unsigned i = list_of(size);
-    rp_ann_quiet_begin(); /* the link lives in freed memory */
-    *(void **)(void *)b = listed(h, i) ? h->list[i] : NULL;
-    rp_ann_quiet_end();
-    h->list[i] = b;
-    h->map[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
 /* The link of b, a listed block; unlinks it from *link. */
@@ -131,7 +111,7 @@ static void unlink_at(rp_heap_t *h, unsigned i, void **link, char *b)
  * (a realloc took a listed block): the list is cut there, its blocks left
  * to the next sweep.  Otherwise its link was overwritten by a write to
  * freed memory, and what it leads to cannot be trusted. */
-static void bad_entry(reap_t *r, unsigned i, void **link, const void *b)
+static RP_NOINLINE void bad_entry(reap_t *r, unsigned i, void **link, const void *b)
 {
     rp_heap_t *h = r->heap;
     if (!h->stale)
@@ -142,70 +122,111 @@ static void bad_entry(reap_t *r, unsigned i, void **link, const void *b)
     h->cut = true;
 }
 
-/* The size of b, a block listed on list i of r, or 0 when its bits say
- * it is not one of that list (*cp gets its chunk): a realloc may have
- * taken it, or joined its start into a larger block, and a shrink made a
- * block of another size start there again (the list is then stale). */
-static size_t entry_size(const reap_t *r, const char *b, unsigned i, rp_chunk_t **cp)
-{
-    rp_chunk_t *c = rp_chunk_find(b);
-    if (!c || c->reap != r || c->key != rp_chunk_key(c))
-        return 0;
-    const rp_pair_t *w = rp_pair_at(c, b);
-    uint64_t bit = rp_bit(b);
-    if (!(w->start & bit) || !(w->freed & bit))
-        return 0;
-    *cp = c;
-    size_t size = (size_t)(rp_block_end(r, c, b) - b);
-    return list_of(size) == i ? size : 0;
-}
-
 /* ---- taking a block ----------------------------------------------------------------- */
 
-/* Hands out bsize bytes of the freed block b (size bytes, unlinked) of c;
- * a rest of RP_LIST_MIN bytes or more is a freed block again, filed when
- * there are lists, and a smaller one goes with the block. */
-static char *hand_out(reap_t *r, rp_chunk_t *c, char *b, size_t size, size_t bsize)
+/* The freed bits of [b, b + size) of c go: live again.  The bits of a
+ * block of a few hundred bytes are in one word. */
+static RP_ALWAYS_INLINE void freed_clear(const rp_chunk_t *c, rp_pair_t *w, char *b, size_t size)
+{
+    unsigned k = (unsigned)((uintptr_t)b >> 3 & 63);
+    size_t n = size / RP_GRANULE;
+    if (RP_LIKELY(k + n < 64)) {
+        w->freed &= ~((((uint64_t)1 << n) - 1) << k);
+    } else if (k + n < 128) { /* into the next word: its first k + n - 64 bits */
+        w[0].freed &= ~(~(uint64_t)0 << k);
+        w[1].freed &= ~((((uint64_t)1 << (k + n - 64)) - 1));
+    } else {
+        freed_range(c, b, b + size, false);
+    }
+}
+
+/* Hands out bsize bytes of the freed block b (size bytes, unlinked) of c,
+ * whose pair is w; a rest of RP_LIST_MIN bytes or more is a freed block
+ * again, filed when there are lists, and a smaller one goes with the
+ * block. */
+static RP_ALWAYS_INLINE char *hand_out(reap_t *r, rp_chunk_t *c, rp_pair_t *w, char *b, size_t size,
+                             size_t bsize)
 {
     size_t rest = size - bsize;
     if (rest >= RP_LIST_MIN) {
         char *tail = b + bsize;
-        rp_pair_t *w = rp_pair_at(c, tail);
-        w->start |= rp_bit(tail);
-        w->freed |= rp_bit(tail);
+        if (c == r->chunk && tail >= r->settled)
+            rp_settle(r); /* the start bit at tail is no bumped block */
+        rp_pair_t *t = rp_pair_at(c, tail);
+        t->start |= rp_bit(tail);
+        t->freed |= rp_bit(tail);
         if (r->heap)
-            file(r, tail, rest);
+            rp_heap_file(r, r->heap, tail, rest);
         size = bsize;
     }
-    rp_bits_take(c, b, size);
+    freed_clear(c, w, b, size);
     r->free_bytes -= size;
     r->swept = r->swept > size ? r->swept - size : 0;
     r->live_bytes += size;
     r->allocs++;
-    rp_inline_update(r); /* after the rest is filed */
     return b;
 }
 
-/* The best fit for bsize among the first few blocks of list i (all of
- * them when no list above holds one), unlinked; NULL when none fits. */
+/* The chunk of b, a block listed on list i of r, when its bits say it is
+ * a freed block (*wp gets its pair, *sizep its size, which on an exact
+ * list of a heap that is not stale is the list's); NULL when they do not
+ * or its size is not the list's: a realloc may have taken it, or joined
+ * its start into a larger block, and a shrink made a block of another
+ * size start there again (the heap is then stale), or the program wrote
+ * over a link. */
+static RP_ALWAYS_INLINE rp_chunk_t *listed_chunk(const reap_t *r, const char *b, unsigned i, bool check_size,
+                                       rp_pair_t **wp, size_t *sizep)
+{
+    uintptr_t start;
+    rp_chunk_t *c = rp_chunk_block(b, &start);
+    if (RP_UNLIKELY(!c || c->key != rp_chunk_key(c) || c->reap != r))
+        return NULL;
+    rp_pair_t *w = rp_pair_in(c, start, b);
+    if (RP_UNLIKELY(!(w->start & w->freed & rp_bit(b))))
+        return NULL;
+    *wp = w;
+    if (i < RP_NEXACT && !check_size) {
+        *sizep = i * RP_GRANULE;
+        return c;
+    }
+    size_t size = (size_t)(rp_block_end(r, c, b) - b);
+    *sizep = size;
+    return rp_list_of(size) == i ? c : NULL;
+}
+
+/* The size of b, listed on list i of r, from its bits alone (the debug
+ * walk); 0 when it is not of that list. */
+static size_t entry_size(const reap_t *r, const char *b, unsigned i)
+{
+    rp_pair_t *w;
+    size_t size = 0;
+    return listed_chunk(r, b, i, true, &w, &size) ? size : 0;
+}
+
+/* The best fit for bsize among the first few blocks of ranged list i (all
+ * of them when no list above holds one), or on a stale heap the first
+ * block of list i that is as filed, handed out; NULL when none fits. */
 #define FIT_SCAN 8
-static char *best_of(reap_t *r, unsigned i, size_t bsize, bool whole, rp_chunk_t **cp, size_t *sp)
+static RP_NOINLINE char *take_searching(reap_t *r, unsigned i, size_t bsize)
 {
     rp_heap_t *h = r->heap;
+    bool whole = i >= RP_NEXACT && next_listed(h, i + 1) == RP_NLISTS;
     void **link = &h->list[i], **best_link = NULL;
     size_t best = SIZE_MAX;
     rp_chunk_t *best_c = NULL;
+    rp_pair_t *best_w = NULL;
     for (unsigned n = 0; *link && (whole || n < FIT_SCAN); n++) {
         char *b = *link;
-        rp_chunk_t *c = NULL;
-        size_t size = entry_size(r, b, i, &c);
-        if (size == 0) {
+        rp_pair_t *w;
+        size_t size = 0;
+        rp_chunk_t *c = listed_chunk(r, b, i, true, &w, &size);
+        if (!c) {
             bad_entry(r, i, link, b);
             break;
         }
         if (size >= bsize && size < best) {
-            best = size, best_link = link, best_c = c;
-            if (size == bsize)
+            best = size, best_link = link, best_c = c, best_w = w;
+            if (size == bsize || i < RP_NEXACT)
                 break;
         }
         rp_ann_quiet_begin();
@@ -216,37 +237,9 @@ static char *best_of(reap_t *r, unsigned i, size_t bsize, bool whole, rp_chunk_t
         return NULL;
     char *b = *best_link;
     unlink_at(h, i, best_link, b);
-    *cp = best_c;
-    *sp = best;
-    return b;
-}
-
-/* The first block of list i, unlinked, checked as well as its list's
- * state asks; NULL when the list holds none (or is cut). */
-static char *first_of(reap_t *r, unsigned i, size_t expect, rp_chunk_t **cp, size_t *sp)
-{
-    rp_heap_t *h = r->heap;
-    char *b = h->list[i];
-    rp_chunk_t *c = NULL;
-    size_t size = expect;
-    if (h->stale || !expect) {
-        size = entry_size(r, b, i, &c);
-        if (size == 0) {
-            bad_entry(r, i, &h->list[i], b);
-            return NULL;
-        }
-    } else {
-        /* not stale: filed as it is; its bits still vouch for it */
-        c = rp_chunk_find(b);
-        const rp_pair_t *w = c && c->reap == r && c->key == rp_chunk_key(c) ? rp_pair_at(c, b) : NULL;
-        if (!w || !(w->start & w->freed & rp_bit(b))) {
-            bad_entry(r, i, &h->list[i], b);
-            return NULL;
-        }
-    }
-    unlink_at(h, i, &h->list[i], b);
-    *cp = c;
-    *sp = size;
+    b = hand_out(r, best_c, best_w, b, best, bsize);
+    if (!rp_heap_listed(r))
+        rp_inline_update(r);
     return b;
 }
 
@@ -263,35 +256,52 @@ static char *take_by_scan(reap_t *r, size_t bsize)
         for (char *b = next_freed(c, c->arena); b; b = next_freed(c, b + 8)) {
             size_t size = (size_t)(rp_block_end(r, c, b) - b);
             if (size >= bsize)
-                return hand_out(r, c, b, size, bsize);
+                return hand_out(r, c, rp_pair_at(c, b), b, size, bsize);
         }
     }
     return NULL;
 }
 
+/* The first list at or after i that holds a block is j.  Its first block
+ * fits: on list i, an exact list, it is the size asked for; on a later
+ * list, larger than it.  That is the common case, taken here without a
+ * call; a ranged list i (best fit among its first blocks) and a stale
+ * heap (every block checked) search, out of line. */
 char *rp_heap_take(reap_t *r, size_t bsize)
 {
     rp_heap_t *h = r->heap;
-    if (!h)
+    if (RP_UNLIKELY(!h))
         return take_by_scan(r, bsize);
-    unsigned i = list_of(bsize);
-    rp_chunk_t *c = NULL;
-    size_t size = 0;
-    char *b = NULL;
-    if (i < RP_NEXACT) {
-        if (listed(h, i))
-            b = first_of(r, i, bsize, &c, &size);
-    } else if (listed(h, i)) {
-        b = best_of(r, i, bsize, next_listed(h, i + 1) == RP_NLISTS, &c, &size);
-    }
-    /* every block of a later list is bigger than the request */
-    for (unsigned j = i + 1; !b && (j = next_listed(h, j)) < RP_NLISTS;)
-        b = first_of(r, j, j < RP_NEXACT ? j * RP_GRANULE : 0, &c, &size);
-    if (!b) {
-        rp_inline_update(r); /* cut lists may have emptied */
+    unsigned i = rp_list_of(bsize);
+    unsigned j = i < RP_NEXACT && listed(h, i) ? i : next_listed(h, i);
+    if (j == RP_NLISTS)
         return NULL;
+    if (RP_UNLIKELY(h->stale || (j == i && i >= RP_NEXACT))) {
+        char *b = NULL;
+        for (; !b && j < RP_NLISTS; j = next_listed(h, j + 1))
+            b = take_searching(r, j, bsize);
+        if (!b)
+            rp_inline_update(r); /* cut lists may have emptied */
+        return b;
     }
-    return hand_out(r, c, b, size, bsize);
+    char *b = h->list[j];
+    rp_pair_t *w;
+    size_t size;
+    rp_chunk_t *c = listed_chunk(r, b, j, false, &w, &size);
+    if (RP_UNLIKELY(!c)) {
+        bad_entry(r, j, &h->list[j], b);
+        return NULL; /* a corruption report that returned: the reap grows */
+    }
+    rp_ann_quiet_begin(); /* the link lives in freed memory */
+    void *next = *(void **)(void *)b;
+    rp_ann_quiet_end();
+    h->list[j] = next;
+    if (next == NULL) /* before the rest of b may be filed on list j */
+        h->map[j / 64] &= ~((uint64_t)1 << (j % 64));
+    b = hand_out(r, c, w, b, size, bsize);
+    if (next == NULL && !rp_heap_listed(r))
+        rp_inline_update(r);
+    return b;
 }
 
 /* ---- the sweep ------------------------------------------------------------------------- */
@@ -300,7 +310,7 @@ bool rp_sweep_due(const reap_t *r, size_t need)
 {
     if (r->heap && r->heap->cut)
         return true;
-    uint64_t unswept = r->free_bytes > r->swept ? r->free_bytes - r->swept : 0;
+    uint64_t unswept = r->free_bytes - (r->swept < r->free_bytes ? r->swept : r->free_bytes);
     return unswept >= need && unswept * 64 >= r->footprint * rp_opt.sweep_share;
 }
 
@@ -359,7 +369,7 @@ static bool sweep_chunk(reap_t *r, rp_chunk_t *c)
             return false;
         }
         if (size >= RP_LIST_MIN && r->heap)
-            file(r, b, size);
+            rp_heap_file(r, r->heap, b, size);
         b = next_freed(c, e);
     }
     return true;
@@ -371,7 +381,7 @@ static bool sweep_chunk(reap_t *r, rp_chunk_t *c)
  * no object, gone at the next clear.  NULL when neither serves: the sweep
  * then only joins and gives back, and tries again at its end, when the
  * frontier may have taken back room. */
-static rp_heap_t *heap_ensure(reap_t *r)
+rp_heap_t *rp_heap_ensure(reap_t *r)
 {
     if (r->heap)
         return r->heap;
@@ -399,14 +409,14 @@ static rp_heap_t *heap_ensure(reap_t *r)
 void rp_sweep(reap_t *r)
 {
     rp_settle(r); /* the frontier may move back */
-    rp_heap_t *h = heap_ensure(r);
+    rp_heap_t *h = rp_heap_ensure(r);
     rp_heap_reset(r);
     for (rp_chunk_t *c = r->chunk, *older; c; c = older) {
         older = c->older; /* c may go */
         if (!rp_chunk_solo(c))
             sweep_chunk(r, c);
     }
-    if (!h && heap_ensure(r)) /* the frontier took back room: file what is left */
+    if (!h && rp_heap_ensure(r)) /* the frontier took back room: file what is left */
         for (rp_chunk_t *c = r->chunk; c; c = c->older)
             if (!rp_chunk_solo(c))
                 sweep_chunk(r, c);
@@ -503,9 +513,7 @@ static void heap_check(const reap_t *r)
         if (!listed(r->heap, i))
             continue;
         for (char *b = r->heap->list[i]; b; b = *(char **)(void *)b) {
-            rp_chunk_t *c = NULL;
-            size_t size = entry_size(r, b, i, &c);
-            if (size == 0)
+            if (entry_size(r, b, i) == 0)
                 check_fail(r, b, "a listed block is not the freed block its list says");
         }
     }

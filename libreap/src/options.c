@@ -15,7 +15,7 @@
 #include "util/trace.h"
 
 rp_options_t rp_opt = {
-    .first_chunk = 2048,          /* the reap, its user area and a first few objects */
+    .first_chunk = 1024,          /* the reap, its user area and a first few objects */
     .max_chunk = 32u << 10,       /* chunks double up to 32 KiB, the largest of the base
                                    * allocator's superblock classes */
     .large_threshold = 16u << 10, /* larger objects get a solo chunk */

@@ -162,7 +162,7 @@ static void unlink_child(reap_t *parent, reap_t *c)
 static size_t first_chunk_size(size_t user)
 {
     size_t size = rp_opt.first_chunk;
-    while (rp_chunk_head(size) + RP_REAP_SIZE + user + 512 > size)
+    while (rp_chunk_head(size) + RP_REAP_SIZE + user + 256 > size)
         size *= 2;
     return size;
 }
@@ -177,8 +177,11 @@ reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
     user = (user + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1);
     const reap_chunk_source_t *src = chunks ? chunks : parent ? parent->src : NULL;
     size_t size = first_chunk_size(user);
+    size_t hint = parent ? atomic_load_explicit(&parent->child_chunk, memory_order_relaxed) : 0;
     reap_t *acct = parent ? parent->acct : NULL;
-    if (charge_chain(acct, size) != 0) {
+    if (hint > size && charge_chain(acct, hint) == 0)
+        size = hint;
+    else if (charge_chain(acct, size) != 0) {
         /* other threads may be creating children of parent right now */
         __atomic_fetch_add(&parent->limit_failures, 1, __ATOMIC_RELAXED);
         return NULL;
@@ -300,8 +303,13 @@ void reap_destroy(reap_t *r)
     }
     if (RP_UNLIKELY(rp_tracing()))
         rp_trace_reap(RP_TRACE_DESTROY, r);
-    if (r->parent)
+    if (r->parent) {
+        size_t hint = rp_opt.first_chunk;
+        while (hint * 4 <= r->peak_footprint && hint * 2 <= rp_opt.max_chunk)
+            hint *= 2;
+        atomic_store_explicit(&r->parent->child_chunk, hint, memory_order_relaxed);
         unlink_child(r->parent, r);
+    }
     destroy_detached(r);
 }
 

@@ -115,6 +115,19 @@ static void set_frontier(reap_t *r, rp_chunk_t *c)
     r->bits = rp_chunk_bias(c);
 }
 
+/* The size of the chunk after the frontier's: the least power of two
+ * (within the chunk sizes) that is a third of the reap's footprint, so a
+ * reap grows by about half of what it holds each time rather than by all
+ * of it: the frontier's chunk, the one part of a region that waits to be
+ * used, stays a small share of its footprint. */
+static size_t next_size(const reap_t *r)
+{
+    size_t size = rp_opt.first_chunk;
+    while (size < r->footprint / 3 && size < rp_opt.max_chunk)
+        size *= 2;
+    return size;
+}
+
 void rp_region_init(reap_t *r, char *b, size_t size, uint32_t flags)
 {
     rp_ann_pool_create(r);
@@ -122,7 +135,6 @@ void rp_region_init(reap_t *r, char *b, size_t size, uint32_t flags)
     first->older = first->newer = NULL;
     r->first = first;
     set_frontier(r, first);
-    r->next_chunk_size = size * 2 < rp_opt.max_chunk ? size * 2 : rp_opt.max_chunk;
 }
 
 bool rp_region_untouched(const reap_t *r)
@@ -243,8 +255,6 @@ static void advance(reap_t *r, rp_chunk_t *c)
     set_frontier(r, c);
     if (tail < rp_chunk_end(old))
         rp_bits_free_tail(r, old, tail, (size_t)(rp_chunk_end(old) - tail));
-    if (r->next_chunk_size < rp_opt.max_chunk)
-        r->next_chunk_size *= 2;
 }
 
 /* Bumps bsize bytes at the frontier, which has room for them. */
@@ -258,7 +268,7 @@ static char *bump(reap_t *r, size_t bsize)
 char *rp_region_bump(reap_t *r, size_t bsize)
 {
     if (bsize > (size_t)(r->bump_end - r->bump)) {
-        rp_chunk_t *c = chunk_take(r, bsize, r->next_chunk_size);
+        rp_chunk_t *c = chunk_take(r, bsize, next_size(r));
         if (!c)
             return NULL;
         advance(r, c);

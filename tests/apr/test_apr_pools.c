@@ -719,7 +719,7 @@ static void test_owner_clear_parks_the_lists(void **state)
     apr_allocator_t *allocator;
     apr_pool_t *owner;
     apr_size_t before, used, kept, after;
-    void *first, *again;
+    void *first;
 
     (void)state;
     assert_int_equal(apr_allocator_create(&allocator), APR_SUCCESS);
@@ -730,7 +730,7 @@ static void test_owner_clear_parks_the_lists(void **state)
     apr_pool_destroy(filled_subpool(owner, &first));
     used = base_in_use() - before;    /* a trim: the lists stay */
     apr_pool_clear(owner);            /* parks the allocator */
-    apr_pool_destroy(filled_subpool(owner, &again));
+    apr_pool_destroy(filled_subpool(owner, &first));
     kept = base_in_use() - before;    /* unparked by the subpool: stay */
     apr_pool_clear(owner);
     after = base_in_use() > before ? base_in_use() - before : 0;
@@ -739,8 +739,12 @@ static void test_owner_clear_parks_the_lists(void **state)
                   "second subpool, %zu after the next clear and trim\n",
                   used, kept, after);
     assert_true(used >= 200 * 1000);
-    assert_ptr_equal(again, first);
+    /* the second subpool took its chunks from the parked lists: the base
+     * allocator holds what it held after the first, give or take a chunk
+     * (the second starts at the size its sibling grew to, and steps
+     * differently) */
     assert_true(kept >= used - 16 * 1024);
+    assert_true(kept <= used + 32 * 1024);
     assert_true(after <= 16 * 1024);
     apr_pool_destroy(owner);
 }

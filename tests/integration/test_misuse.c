@@ -119,8 +119,8 @@ static void double_free_under_limit_case(void)
 {
     reap_t *r = reap_create(NULL);
     reap_set_limit(r, 1);
-    void *p = reap_malloc(r, 672);
-    reap_malloc(r, 5638); /* refused: the first chunk is full, the limit passed */
+    void *p = reap_malloc(r, 200);
+    reap_malloc(r, 5638); /* refused: not in the first chunk, and the limit passed */
     reap_free(r, p);
     reap_stats_t s, t;
     reap_get_stats(r, &s);

@@ -19,6 +19,14 @@
  * it (no header: the request rounded up to the grain, at least one
  * grain): written here, not asked of libreap, so a change to the rule
  * fails these tests. */
+/* Bumps blocks of one grain until the frontier's chunk is full: the next
+ * requests come from the lists (the frontier comes first, leaheap.c). */
+static void fill_frontier(reap_t *r)
+{
+    while ((size_t)(r->bump_end - r->bump) >= r->grain_mask + 1)
+        assert_non_null(reap_malloc(r, r->grain_mask + 1));
+}
+
 static size_t documented_block(size_t n, size_t grain)
 {
     size_t s = (n + grain - 1) / grain * grain;
@@ -152,7 +160,7 @@ static void impossible_sizes_return_null(void **state)
     reap_destroy(r);
 }
 
-/* A freed block, once swept, serves calloc zeroed. */
+/* A freed block serves calloc zeroed. */
 static void calloc_zeroes_reused_memory(void **state)
 {
     (void)state;
@@ -161,7 +169,7 @@ static void calloc_zeroes_reused_memory(void **state)
     memset(p, 0xff, 500);
     reap_malloc(r, 8);
     reap_free(r, p);
-    rp_sweep(r);
+    fill_frontier(r);
     unsigned char *q = reap_calloc(r, 50, 10);
     assert_ptr_equal(q, p);
     for (int i = 0; i < 500; i++)
@@ -207,14 +215,14 @@ static void realloc_grows_in_place_into_a_free_neighbour(void **state)
     /* blocks of 112 (100 bytes) and 400 joined, 304 (300) taken */
     assert_int_equal(r->free_bytes, 112 + 400 - 304);
     /* the rest is a freed block of its own: a free of it is a double free
-     * no more than of anything else, and it serves a request once swept */
-    rp_sweep(r);
+     * no more than of anything else, and it serves a request */
+    fill_frontier(r);
     assert_ptr_equal(reap_malloc(r, 200), q + 304);
     rp_heap_check(r);
     reap_destroy(r);
 }
 
-/* A shrunk object's tail is a freed block, used again after a sweep. */
+/* A shrunk object's tail is a freed block, used again. */
 static void realloc_shrinks_in_place(void **state)
 {
     (void)state;
@@ -225,7 +233,7 @@ static void realloc_shrinks_in_place(void **state)
     assert_ptr_equal(reap_realloc(r, p, 100), p);
     assert_int_equal(reap_usable_size(p), 112);
     assert_int_equal(r->free_bytes, 608 - 112);
-    rp_sweep(r);
+    fill_frontier(r);
     assert_ptr_equal(reap_malloc(r, 400), p + 112);
     assert_int_equal(p[99], 9);
     rp_heap_check(r);
@@ -308,7 +316,7 @@ static void usable_size_of_every_object(void **state)
     reap_free(r, b);
     assert_int_equal(reap_usable_size(b), 0); /* freed */
     assert_int_equal(reap_usable_size(a + 16), 0); /* interior */
-    rp_sweep(r);
+    fill_frontier(r);
     char *d = reap_malloc(r, 100); /* cut from b's block */
     assert_ptr_equal(d, b);
     assert_int_equal(reap_usable_size(d), 112);
@@ -333,7 +341,7 @@ static void usable_size_of_every_object(void **state)
  * the same objects (sizes, usable sizes, statistics), and objects the
  * inline path handed out are freed, reused and checked like any other.
  * Where the library does not annotate, a request is bumped right at the
- * frontier while no list holds a block. */
+ * frontier while its chunk has room, whatever the lists hold. */
 static void malloc_inline_is_malloc(void **state)
 {
     (void)state;
@@ -350,7 +358,7 @@ static void malloc_inline_is_malloc(void **state)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++, n++) {
             char *before = fb->bump;
             size_t room = (size_t)(fb->bump_end - before);
-            int bumps = !rp_heap_listed(b) && !RP_ANNOTATED() && sizes[i] > 0 &&
+            int bumps = !RP_ANNOTATED() && sizes[i] > 0 &&
                         sizes[i] <= rp_opt.large_threshold && documented_block(sizes[i], 16) <= room;
             pa[n] = reap_malloc(a, sizes[i]);
             if (n % 2) {
@@ -373,7 +381,7 @@ static void malloc_inline_is_malloc(void **state)
             }
             memset(pb[n], 0x33, sizes[i]);
         }
-        if (round % 3 == 1) { /* a sweep lists them: the inline path falls back */
+        if (round % 3 == 1) { /* listed, they wait for the frontier's chunk to fill */
             for (size_t k = n - 12; k < n; k += 2) {
                 reap_free(a, pa[k]);
                 reap_free(b, pb[k]);
@@ -402,6 +410,8 @@ static void malloc_inline_is_malloc(void **state)
 
 int main(void)
 {
+    /* a first chunk of 4 KiB holds each test's objects together */
+    setenv("REAP_FIRST_CHUNK", "4096", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(block_size_follows_the_documented_rule),
         cmocka_unit_test(every_pointer_is_16_aligned_with_room),

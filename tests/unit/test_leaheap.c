@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * test_leaheap.c - a reap's freed blocks: a free marks, a sweep joins
- * neighbours and files them, the lists hand them out (exact fit, best fit,
- * split), the frontier takes back what borders it, and everything freed is
- * used again whatever the order of allocations and frees; a list a realloc
- * made stale is checked and cut, a list a program corrupted is reported.
- * Sees internals: the tests sweep with rp_sweep() where they need to,
- * except the ones about when libreap sweeps by itself.
+ * test_leaheap.c - a reap's freed blocks: a free files its block, a sweep
+ * joins neighbours and files them, the lists hand them out once the
+ * frontier's chunk is full (exact fit, best fit, split), the frontier
+ * takes back what borders it, and everything freed is used again whatever
+ * the order of allocations and frees; a list a realloc made stale is
+ * checked and cut, a list a program corrupted is reported.  Sees
+ * internals: the tests sweep with rp_sweep() and fill the frontier's chunk
+ * (fill_frontier) where they need to, except the ones about when libreap
+ * does either by itself.  main() gives reaps a first chunk of 4 KiB, so a
+ * test's objects lie together in it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +26,17 @@
  * read back from the bits, so a wrong size fails the test. */
 
 static size_t usable(const void *p) { return reap_usable_size(p); }
+
+/* Bumps blocks of one grain until the frontier's chunk is full: the next
+ * requests come from the lists.  The blocks stay live. */
+static void fill_frontier(reap_t *r)
+{
+    size_t grain = r->grain_mask + 1;
+    rp_chunk_t *c = r->chunk;
+    while ((size_t)(r->bump_end - r->bump) >= grain)
+        assert_non_null(reap_malloc(r, grain));
+    assert_ptr_equal(r->chunk, c);
+}
 
 /* A reap that never frees bumps and never sweeps: what it counts as freed
  * is only the tails the frontier left behind, a few bytes a chunk. */
@@ -42,9 +56,10 @@ static void a_reap_that_never_frees_never_makes_lists(void **state)
     reap_destroy(r);
 }
 
-/* A free sets a bit: the block is not used again before a sweep, and the
- * frontier goes on. */
-static void a_free_only_marks(void **state)
+/* A free files its block on the list of its size; the frontier goes on
+ * while its chunk has room (the inline bump stays open), and the block
+ * serves once it is full. */
+static void a_free_files_the_block_for_reuse(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL);
@@ -52,9 +67,18 @@ static void a_free_only_marks(void **state)
     reap_malloc(r, 8);
     reap_free(r, a);
     assert_int_equal(r->free_bytes, 112);
-    char *b = reap_malloc(r, 100);
-    assert_ptr_not_equal(b, a);
-    assert_null(r->heap);
+    assert_non_null(r->heap);
+    assert_true(rp_heap_listed(r));
+    assert_int_equal(r->inline_limit, RP_ANNOTATED() ? 0 : rp_opt.large_threshold);
+    rp_heap_check(r);
+    assert_ptr_not_equal(reap_malloc(r, 100), a); /* the frontier had room */
+    fill_frontier(r);
+    assert_ptr_equal(reap_malloc(r, 100), a); /* its exact list */
+    assert_int_equal(r->free_bytes, 0);
+    reap_free(r, a);
+    assert_ptr_equal(reap_malloc(r, 40), a); /* cut: the rest is listed */
+    assert_int_equal(r->free_bytes, 112 - 48);
+    assert_ptr_equal(reap_malloc(r, 60), a + 48);
     rp_heap_check(r);
     reap_destroy(r);
 }
@@ -72,6 +96,7 @@ static void a_sweep_joins_neighbours(void **state)
     assert_int_equal(r->free_bytes, total);
     rp_sweep(r);
     rp_heap_check(r);
+    fill_frontier(r);
     char *big = reap_malloc(r, total);
     assert_ptr_equal(big, a);
     assert_int_equal(usable(big), total);
@@ -119,6 +144,7 @@ static void ranged_lists_give_the_best_fit(void **state)
     for (int i = 0; i < 4; i++)
         reap_free(r, p[i]);
     rp_sweep(r);
+    fill_frontier(r);
     assert_ptr_equal(reap_malloc(r, 1250), p[2]); /* 1312 is the tightest fit */
     assert_ptr_equal(reap_malloc(r, 1100), p[1]);
     rp_heap_check(r);
@@ -136,6 +162,7 @@ static void a_larger_block_is_cut_and_its_rest_serves(void **state)
     reap_malloc(r, 8);
     reap_free(r, a);
     rp_sweep(r);
+    fill_frontier(r);
     char *x = reap_malloc(r, 40), *y = reap_malloc(r, 100), *z = reap_malloc(r, 8);
     assert_ptr_equal(x, a);
     assert_ptr_equal(y, a + 48);
@@ -155,6 +182,7 @@ static void a_small_rest_goes_with_the_block(void **state)
     reap_malloc(r, 8);
     reap_free(r, a);
     rp_sweep(r);
+    fill_frontier(r);
     char *b = reap_malloc(r, 40); /* 48 - 40 = 8: too small to file */
     assert_ptr_equal(b, a);
     assert_int_equal(usable(b), 48);
@@ -163,10 +191,10 @@ static void a_small_rest_goes_with_the_block(void **state)
     reap_destroy(r);
 }
 
-/* Freed blocks of a request's size are taken first, before the frontier;
- * while any list holds a block the inline bump stays closed, and it opens
- * again once the lists are empty. */
-static void the_lists_come_before_the_frontier(void **state)
+/* The frontier's chunk first, while it has room (the inline bump, which
+ * knows nothing of the lists, stays open); then freed blocks of a
+ * request's size, before a new chunk. */
+static void the_frontier_comes_before_the_lists(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL);
@@ -179,15 +207,17 @@ static void the_lists_come_before_the_frontier(void **state)
         reap_free(r, p[i]);
     rp_sweep(r);
     assert_true(rp_heap_listed(r));
-    assert_int_equal(r->inline_limit, 0);
-    char *frontier = r->bump;
+    assert_int_equal(r->inline_limit, RP_ANNOTATED() ? 0 : rp_opt.large_threshold);
+    char *q = reap_malloc(r, 64);
+    assert_true(q != p[0] && q != p[1] && q != p[2] && q != p[3]);
+    fill_frontier(r);
+    rp_chunk_t *c = r->chunk;
     for (int i = 0; i < 4; i++) {
-        char *q = reap_malloc(r, 64);
+        q = reap_malloc(r, 64);
         assert_true(q == p[0] || q == p[1] || q == p[2] || q == p[3]);
     }
-    assert_ptr_equal(r->bump, frontier);
+    assert_ptr_equal(r->chunk, c);
     assert_false(rp_heap_listed(r));
-    assert_int_equal(r->inline_limit, RP_ANNOTATED() ? 0 : rp_opt.large_threshold);
     rp_heap_check(r);
     reap_destroy(r);
 }
@@ -195,26 +225,29 @@ static void the_lists_come_before_the_frontier(void **state)
 /* libreap sweeps by itself once the frontier's chunk is full and enough
  * was freed since the last sweep, before it takes a new chunk; and not
  * before. */
+/* Neighbours freed one by one are listed apart; a request bigger than any
+ * of them, with the chunk full, sweeps them together rather than grow. */
 static void a_full_chunk_sweeps_before_growing(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL);
     size_t n = 0;
-    void *objs[400];
+    char *objs[400];
     rp_chunk_t *first = r->chunk;
     while ((size_t)(r->bump_end - r->bump) >= 48)
         objs[n++] = reap_malloc(r, 48);
-    for (size_t i = 0; i + 1 < n; i += 2) /* the last stays: no frontier moves back */
+    for (size_t i = 0; i + 4 < n; i += 4) { /* pairs of neighbours, not at the frontier */
         reap_free(r, objs[i]);
-    assert_null(r->heap); /* no sweep yet: the frontier had room */
-    char *q = reap_malloc(r, 48); /* the chunk is full: a sweep, no growth */
+        reap_free(r, objs[i + 1]);
+    }
+    char *q = reap_malloc(r, 96); /* no list holds 96: a sweep, no growth */
     assert_ptr_equal(r->chunk, first);
     assert_null(first->older);
-    assert_non_null(r->heap);
     bool reused = false;
-    for (size_t i = 0; i + 1 < n; i += 2)
+    for (size_t i = 0; i + 4 < n; i += 4)
         reused |= q == objs[i];
     assert_true(reused);
+    assert_int_equal(reap_usable_size(q), 96);
     rp_heap_check(r);
     reap_destroy(r);
 }
@@ -289,6 +322,7 @@ static void a_stale_list_is_checked_and_cut(void **state)
     assert_ptr_equal(reap_realloc(r, p[2], 128), p[2]); /* swallows p3 */
     assert_true(r->heap->stale);
     memset(p[2], 0x55, 128); /* p3's link is gone */
+    fill_frontier(r);
     char *got[3];
     int n = 0;
     while (rp_heap_listed(r) && n < 3)
@@ -331,6 +365,7 @@ static void a_write_to_a_listed_block_is_caught(void **state)
     /* the list is b -> a (filed in address order, pushed), or a -> b */
     char *head = r->heap->list[64 / RP_GRANULE];
     memcpy(head, &(char *){(char *)&corruption_seen}, sizeof(char *));
+    fill_frontier(r);
     reap_set_misuse_handler(leave, NULL);
     corruption_seen = 0;
     if (setjmp(escape) == 0) {
@@ -345,15 +380,16 @@ static void a_write_to_a_listed_block_is_caught(void **state)
 
 int main(void)
 {
+    setenv("REAP_FIRST_CHUNK", "4096", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_reap_that_never_frees_never_makes_lists),
-        cmocka_unit_test(a_free_only_marks),
+        cmocka_unit_test(a_free_files_the_block_for_reuse),
         cmocka_unit_test(a_sweep_joins_neighbours),
         cmocka_unit_test(the_frontier_takes_back_what_borders_it),
         cmocka_unit_test(ranged_lists_give_the_best_fit),
         cmocka_unit_test(a_larger_block_is_cut_and_its_rest_serves),
         cmocka_unit_test(a_small_rest_goes_with_the_block),
-        cmocka_unit_test(the_lists_come_before_the_frontier),
+        cmocka_unit_test(the_frontier_comes_before_the_lists),
         cmocka_unit_test(a_full_chunk_sweeps_before_growing),
         cmocka_unit_test(everything_freed_is_used_again_in_every_order),
         cmocka_unit_test(a_stale_list_is_checked_and_cut),
