@@ -279,17 +279,24 @@ static RP_NOINLINE void free_plain(reap_t *r, void *p)
  * free_plain(), which sorts out the rest. */
 static inline bool free_fast(reap_t *r, char *p)
 {
-    uint8_t m = rp_base_map_get(p);
-    if (RP_UNLIKELY(!(m & RP_BASE_MAP_ALIGNED)))
-        return false;
-    unsigned s = m & 0x3f;
-    uintptr_t start = (uintptr_t)p & ((uintptr_t)-1 << s);
-    if (RP_UNLIKELY(!(start & (((uintptr_t)1 << rp_base_map_shift) - 1))))
-        return false;
-    rp_chunk_t *c = rp_desc(start, s);
+    /* the frontier's chunk, where the newest objects are, without the map */
+    rp_chunk_t *c = r->chunk;
+    uintptr_t start = (uintptr_t)c->start;
+    if ((uintptr_t)p - start >= c->size) {
+        uint8_t m = rp_base_map_get(p);
+        if (RP_UNLIKELY(!(m & RP_BASE_MAP_ALIGNED)))
+            return false;
+        unsigned s = m & 0x3f;
+        start = (uintptr_t)p & ((uintptr_t)-1 << s);
+        if (RP_UNLIKELY(!(start & (((uintptr_t)1 << rp_base_map_shift) - 1))))
+            return false;
+        c = rp_desc(start, s);
+        if (RP_UNLIKELY(c->key != rp_chunk_key(c) || c->reap != r))
+            return false;
+    }
     /* 8-aligned: a start bit says the rest (a 16-byte grain starts blocks
      * on 16 only) */
-    if (RP_UNLIKELY(c->key != rp_chunk_key(c) || c->reap != r || ((uintptr_t)p & 7)))
+    if (RP_UNLIKELY((uintptr_t)p & 7))
         return false;
     rp_pair_t *w = rp_pair_in(c, start, p);
     uint64_t bit = rp_bit(p);
