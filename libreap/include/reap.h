@@ -220,8 +220,8 @@ typedef struct reap_frontier {
                           *   starts for address a is at bits + (a >> 9 << 4),
                           *   its bit (a >> 3) % 64 */
     size_t inline_limit; /**< reap_malloc_bump() bumps requests of 1 to this
-                          *   many bytes; 0 while freed objects wait for
-                          *   reuse, and always where libreap annotates
+                          *   many bytes (freed objects wait for the
+                          *   chunk to fill); 0 where libreap annotates
                           *   memory for ASan or Valgrind or traces */
     size_t grain_mask;   /**< block sizes are multiples of this plus one */
 } reap_frontier_t;

@@ -4,14 +4,16 @@
  * alloc.c - the object API: malloc, calloc, realloc, aligned alloc, free.
  *
  * The two hot paths are here and kept short.  reap_malloc() bumps the
- * frontier while no list holds a freed block (reap.h's inline bump: the
- * region's cost and one start bit), and otherwise takes from the lists
- * (leaheap.c), bumps, sweeps when that pays, and only then takes a new
- * chunk (region.c).  reap_free() finds the object's chunk from its address
- * (rp_chunk_find: the base allocator's map, its block, the chunk's key),
- * checks its two bits there (a start, not freed), finds its end at the next
- * start bit, and sets its freed bit: it never reads or writes the object.
- * The last block before the frontier goes back to the frontier at once.
+ * frontier while its chunk has room (reap.h's inline bump: the region's
+ * cost and one start bit), then takes from the lists (leaheap.c), sweeps
+ * when that pays, and only then takes a new chunk (region.c).
+ * reap_free() finds the object's chunk from its address (the frontier's
+ * chunk by its range, any other through the base allocator's map, its
+ * block and the chunk's key), checks its two bits there (a start, not
+ * freed), finds its end at the next start bit, sets its freed bit and
+ * files it on its list: it reads nothing of the object and writes one
+ * link into it.  The last block before the frontier goes back to the
+ * frontier at once.
  * Every other misuse is told apart by the same bits, in free_misuse().
  * Objects above the large threshold get solo chunks (region.c).
  *
@@ -302,15 +304,7 @@ static inline bool free_fast(reap_t *r, char *p)
     uint64_t bit = rp_bit(p);
     if (RP_UNLIKELY(!(w->start & ~w->freed & bit)))
         return false;
-    rp_pair_t *x = w;
-    uintptr_t base = (uintptr_t)p & ~(uintptr_t)511;
-    uint64_t above = x->start & ~((bit << 1) - 1);
-    while (above == 0) { /* the block reaches into the next 512 bytes */
-        x++;
-        base += 512;
-        above = x->start;
-    }
-    char *e = (char *)(base + 8 * (uintptr_t)__builtin_ctzll(above));
+    char *e = rp_next_start_in(w, p);
     rp_heap_t *h = r->heap;
     if (RP_UNLIKELY((c == r->chunk && e >= r->bump) || h == NULL))
         return false;
@@ -489,9 +483,7 @@ void *reap_realloc(reap_t *r, void *p, size_t n)
     return q;
 }
 
-/* ---- annotated paths (ASan, Valgrind: annotate.h) -------------------------------------- */
-
-#if RP_ANNOTATE
+/* ---- annotated paths (annotate.h; never taken where RP_ANNOTATED() is 0) ---------------- */
 
 static RP_NOINLINE void *ann_malloc(reap_t *r, size_t n)
 {
@@ -546,15 +538,3 @@ static void *ann_realloc(reap_t *r, rp_chunk_t *c, void *p, size_t n)
     return p;
 }
 
-#else /* never called: RP_ANNOTATED() is 0 */
-
-static void *ann_malloc(reap_t *r, size_t n) { return malloc_slow(r, n); }
-static void *ann_aligned(reap_t *r, size_t alignment, size_t n) { return aligned_plain(r, alignment, n); }
-static void ann_free(reap_t *r, void *p) { free_plain(r, p); }
-static void *ann_realloc(reap_t *r, rp_chunk_t *c, void *p, size_t n)
-{
-    (void)c;
-    return realloc_in_place(r, c, p, n) ? p : realloc_move(r, p, n, usable(p));
-}
-
-#endif

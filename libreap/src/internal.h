@@ -6,10 +6,12 @@
  * Glossary
  *   reap      a region with per-object free: struct reap below.
  *   chunk     a block of the base allocator (or of the reap's chunk source,
- *             which takes them from it) that a reap bumps through; its
- *             header (rp_chunk_t) is at the block's start, so any pointer
- *             into it finds it: rp_base_block_of() gives the block.  The
- *             first chunk also holds the reap itself.
+ *             which takes them from it) that a reap bumps through: a power
+ *             of two aligned to its size, so any pointer into it finds it
+ *             through the address map (rp_chunk_block); its descriptor
+ *             (rp_chunk_t and its bitmaps) is in its superblock's first
+ *             slot, or at its start for the small ones.  The first chunk
+ *             also holds the reap itself.
  *   solo      a chunk holding one block, for an object too big to bump
  *             (large), given back when that object is freed.
  *   granule   8 bytes: chunks keep two bits for each.
@@ -19,17 +21,17 @@
  *             is in its chunk's bitmaps (rp_pair_t).
  *   frontier  the reap's bump pointer in its newest chunk: everything from
  *             it to the chunk's end was never handed out since formatting.
- *   freed     a block the program gave back.  A free only sets its freed
- *             bit; nothing is written into the block.
- *   sweep     the pass that makes freed blocks reusable (leaheap.c): it
- *             joins neighbouring freed blocks, gives the frontier back
- *             what borders it, releases chunks that came wholly free, and
- *             files the rest on the heap's lists.  It runs when the reap
- *             would otherwise take a new chunk.
- *   heap      the reap's lists of freed blocks (rp_heap_t), made by the
- *             first sweep: exact lists by size below 1 KiB, eight ranged
- *             ones per power of two above.  A listed block holds one link,
- *             in its first word.
+ *   freed     a block the program gave back.  A free sets its freed bit
+ *             and files it on the heap's list of its size, writing one
+ *             link into its first word; it reads nothing of the block.
+ *   sweep     the pass that joins neighbouring freed blocks (leaheap.c):
+ *             it gives the frontier back what borders it, releases chunks
+ *             that came wholly free, and files the runs afresh.  It runs
+ *             when the frontier's chunk is full, no list serves a request
+ *             and enough was freed since the last one.
+ *   heap      the reap's lists of freed blocks (rp_heap_t), made at its
+ *             first free: exact lists by size below 1 KiB, eight ranged
+ *             ones per power of two above.
  *
  * The bitmaps.  A chunk keeps, for every 512 bytes from its start rounded
  * down to 512, a pair of words (rp_pair_t): bit i of `start' and of
@@ -55,12 +57,14 @@
  *     bit is 0 but the block's start bit (and the sentinel).
  *   - free_bytes is the sum of the sizes of the freed blocks (their start
  *     and freed bits both set) of every chunk.
- *   - A listed block is freed; a freed block may be on no list (freed
- *     since the last sweep, or too small to list).  While the heap is not
- *     stale, every listed block is exactly as the sweep or a split filed
- *     it: its start and freed bits set and its size its list's.
- *   - The inline bump (reap.h) runs only while no list holds a block
- *     (inline_limit is 0 otherwise): allocation takes freed blocks first.
+ *   - A listed block is freed; a freed block may be on no list (smaller
+ *     than RP_LIST_MIN, or freed while a limit left the reap no lists, or
+ *     dropped from a list a realloc made stale).  While the heap is not
+ *     stale, every listed block is exactly as a free, a split or a sweep
+ *     filed it: its start and freed bits set and its size its list's.
+ *   - The frontier's chunk serves first, by the inline bump (reap.h)
+ *     while its chunk has room; the lists serve once it is full, before
+ *     a sweep or a new chunk.
  */
 #ifndef RP_INTERNAL_H
 #define RP_INTERNAL_H
@@ -104,18 +108,10 @@ static inline uint64_t rp_bit(const void *p) { return (uint64_t)1 << ((uintptr_t
 /* ---- chunks ----------------------------------------------------------------- */
 
 /* A chunk's descriptor: this header, then its bitmaps (a pair for every 512
- * bytes of the chunk, and one more for the sentinel).  A chunk is a block
- * of the base allocator whose size is a power of two, aligned to it
- * (addrmap.h), so rounding an object's address down finds the chunk; a
- * chunk of rp_desc_min_shift bits or more keeps its descriptor in the
- * first slot of its superblock (beside the base allocator's header, in
- * room the base leaves to the users of aligned blocks), a smaller one at
- * its own start.  In the first slot the descriptors of the superblock's
- * chunks lie side by side, shifted by a colour that differs from one
- * superblock to the next: chunks are aligned to their size, and
- * descriptors at their starts would all fall into the same few sets of the
- * processor's caches (a free reads its chunk's descriptor).  A solo chunk
- * that is not such a block keeps its descriptor at its start. */
+ * bytes of the chunk, and one more for the sentinel).  Where it lies is
+ * rp_desc()'s: in the superblock's first slot, or at the chunk's start (a
+ * small chunk, or a solo one that is no aligned block); docs/design.md
+ * draws it. */
 typedef struct rp_chunk {
     struct rp_chunk *older; /* the chunk before this one; NULL for the oldest */
     struct rp_chunk *newer; /* NULL for the newest (the frontier's) */
@@ -228,17 +224,20 @@ static inline uintptr_t rp_pair_bias(const rp_chunk_t *c, uintptr_t start)
 }
 static inline uintptr_t rp_chunk_bias(const rp_chunk_t *c) { return rp_pair_bias(c, (uintptr_t)c->start); }
 
-/* The address of the next start bit after p (p a start in c, not solo):
- * the end of p's block, unless it is the last before the frontier, whose
- * end is the frontier (the caller compares).  The loop over later words,
- * for blocks that reach past p's 512 bytes, is out of line. */
-char *rp_next_start_far(const rp_pair_t *w, const char *p);
+/* The address of the next start bit after p (p a start in c, not solo),
+ * w its pair: the end of p's block, unless it is the last before the
+ * frontier, whose end is the frontier (the caller compares).  The
+ * sentinel at the chunk's end stops the search. */
 static inline char *rp_next_start_in(const rp_pair_t *w, const char *p)
 {
+    uintptr_t base = (uintptr_t)p & ~(uintptr_t)511;
     uint64_t above = w->start & ~((rp_bit(p) << 1) - 1); /* past p's bit */
-    if (RP_LIKELY(above != 0))
-        return (char *)(((uintptr_t)p & ~(uintptr_t)511) + 8 * (uintptr_t)__builtin_ctzll(above));
-    return rp_next_start_far(w, p);
+    while (above == 0) { /* the block reaches into the next 512 bytes */
+        w++;
+        base += 512;
+        above = w->start;
+    }
+    return (char *)(base + 8 * (uintptr_t)__builtin_ctzll(above));
 }
 static inline char *rp_next_start(const rp_chunk_t *c, const char *p)
 {
@@ -276,8 +275,7 @@ struct reap {
     char *bump;          /* the frontier */
     char *bump_end;      /* the frontier chunk's end */
     uintptr_t bits;      /* its bitmaps' bias (rp_chunk_t.bias) */
-    size_t inline_limit; /* rp_opt.large_threshold while inline_open and no
-                          * list holds a block, else 0 (rp_inline_update) */
+    size_t inline_limit; /* rp_opt.large_threshold, or 0 while annotating or tracing */
     size_t grain_mask;   /* the grain less one: 15, or 7 (reap_set_alignment) */
 
     rp_chunk_t *chunk;    /* the frontier's chunk; ->older leads to the rest */
@@ -296,7 +294,6 @@ struct reap {
      * takes its memory in a few chunks rather than doubling up each time.
      * Relaxed atomic: children come and go in any thread. */
     _Atomic size_t child_chunk;
-    bool inline_open;     /* not annotating or tracing: the inline bump may run */
 
     /* Statistics.  Bumps (the inline one and libreap's own) are counted
      * lazily: live_bytes is right as of live_mark and allocs as of
@@ -349,7 +346,6 @@ static inline size_t rp_block_size(const reap_t *r, size_t n)
 }
 
 /* The inline bump may run: nothing listed (and not annotating/tracing). */
-static inline void rp_inline_update(reap_t *r);
 
 /* The end of the block starting at p in c: the next start bit, or the
  * frontier for the last block before it (whose next start bit is the
@@ -364,7 +360,7 @@ static inline char *rp_block_end(const reap_t *r, const rp_chunk_t *c, const cha
 
 typedef struct rp_options {
     size_t first_chunk;     /* REAP_FIRST_CHUNK: size of a reap's first chunk */
-    size_t max_chunk;       /* REAP_MAX_CHUNK: cap of the doubling chunk sizes */
+    size_t max_chunk;       /* REAP_MAX_CHUNK: cap of the growing chunk sizes */
     size_t large_threshold; /* REAP_LARGE_THRESHOLD: bigger objects get a solo chunk */
     size_t sweep_share;     /* REAP_SWEEP_SHARE: sweep once bytes freed since are this
                              * many 1/64ths of the footprint */
@@ -487,10 +483,6 @@ static inline bool rp_heap_listed(const reap_t *r)
     return r->heap && (r->heap->map[0] | r->heap->map[1] | r->heap->map[2]) != 0;
 }
 
-static inline void rp_inline_update(reap_t *r)
-{
-    r->inline_limit = r->inline_open ? rp_opt.large_threshold : 0;
-}
 
 /* The frontier moves back to p (a block freed at it, or a shrink): from
  * p on, the chunk is unused, as it was before the bumps that handed out

@@ -1,33 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * leaheap.c - a reap's freed blocks: the sweep that joins them, and the
- * Lea-style lists that hand them out again.
+ * leaheap.c - a reap's freed blocks: the Lea-style lists that hand them out
+ * again, and the sweep that joins neighbours.
  *
- * A free sets a bit and nothing else (alloc.c); here is where freed blocks
- * become memory to use.  The sweep runs when the reap would otherwise take
- * a new chunk and enough has been freed since the last one to pay for its
- * walk (rp_sweep_due): it reads every chunk's bitmaps a word at a time,
- * joins each run of neighbouring freed blocks into one block (clearing the
- * start bits inside, keeping their freed bits, so a later free of one of
- * them is still told as a double free), hands the frontier back what
- * borders it, gives back a retired chunk that came wholly free, and files
- * every other block of RP_LIST_MIN bytes or more on a list, writing one
- * link into its first word.  The lists are those of dlmalloc 2.7: exact
- * lists by size up to 1 KiB, ranged ones above (eight per power of two),
- * a bitmap of the lists that hold something.  A request takes its exact
- * list's first block; failing that, the best fit among the first few of
- * its ranged list; failing that, the first block of the next list that
- * holds one, split.  The part of a split block not handed out is filed at
- * once, so small requests carve the rest of a big block one after the
- * other, as dlmalloc's designated victim does.
- *
- * Coalescing is delayed to the sweep rather than done at each free
- * because a free that joins must read its neighbours' state and unlink
- * them from doubly linked lists (two links in each freed block, and a
- * miss on each neighbour's list); a free here touches the bitmaps only,
- * and a batch of frees that is followed by a clear (a request pool) never
- * pays for a sweep at all.
+ * A free sets its block's freed bit and files it on the list of its size
+ * (alloc.c): exact lists by 8 bytes up to 1 KiB, eight ranged ones per
+ * power of two above, a bitmap of the lists that hold something (dlmalloc
+ * 2.7's bins).  Once the frontier's chunk is full a request takes its
+ * exact list's first block; failing that, the best fit among the first
+ * few of its ranged list; failing that, the first block of the next list
+ * that holds one, cut, the rest filed at once (dlmalloc's designated
+ * victim).  When nothing fits and enough was freed since the last sweep
+ * to pay for its walk (rp_sweep_due), the sweep reads every chunk's
+ * bitmaps a word at a time, joins each run of freed blocks (clearing the
+ * start bits inside, keeping their freed bits so a later free of one is
+ * still a double free), hands the frontier back what borders it, gives
+ * back a retired chunk that came wholly free, and files every run afresh.
+ * Coalescing waits for the sweep so that a free reads no neighbour and
+ * unlinks nothing (docs/design.md); a request pool that frees and then is
+ * cleared never sweeps at all.
  */
 #include <string.h>
 
@@ -35,18 +27,6 @@
 #include "internal.h"
 
 /* ---- bits ---------------------------------------------------------------------- */
-
-char *rp_next_start_far(const rp_pair_t *w, const char *p)
-{
-    uintptr_t base = (uintptr_t)p & ~(uintptr_t)511;
-    uint64_t above;
-    do { /* the sentinel at rp_chunk_end(c) ends the search */
-        w++;
-        base += 512;
-        above = w->start;
-    } while (above == 0);
-    return (char *)(base + 8 * (uintptr_t)__builtin_ctzll(above));
-}
 
 /* Clears (set false) or sets the freed bits of [b, e). */
 static void freed_range(const rp_chunk_t *c, char *b, char *e, bool set)
@@ -237,10 +217,7 @@ static RP_NOINLINE char *take_searching(reap_t *r, unsigned i, size_t bsize)
         return NULL;
     char *b = *best_link;
     unlink_at(h, i, best_link, b);
-    b = hand_out(r, best_c, best_w, b, best, bsize);
-    if (!rp_heap_listed(r))
-        rp_inline_update(r);
-    return b;
+    return hand_out(r, best_c, best_w, b, best, bsize);
 }
 
 static char *next_freed(const rp_chunk_t *c, const char *p);
@@ -280,8 +257,6 @@ char *rp_heap_take(reap_t *r, size_t bsize)
         char *b = NULL;
         for (; !b && j < RP_NLISTS; j = next_listed(h, j + 1))
             b = take_searching(r, j, bsize);
-        if (!b)
-            rp_inline_update(r); /* cut lists may have emptied */
         return b;
     }
     char *b = h->list[j];
@@ -298,10 +273,7 @@ char *rp_heap_take(reap_t *r, size_t bsize)
     h->list[j] = next;
     if (next == NULL) /* before the rest of b may be filed on list j */
         h->map[j / 64] &= ~((uint64_t)1 << (j % 64));
-    b = hand_out(r, c, w, b, size, bsize);
-    if (next == NULL && !rp_heap_listed(r))
-        rp_inline_update(r);
-    return b;
+    return hand_out(r, c, w, b, size, bsize);
 }
 
 /* ---- the sweep ------------------------------------------------------------------------- */
@@ -375,7 +347,7 @@ static bool sweep_chunk(reap_t *r, rp_chunk_t *c)
     return true;
 }
 
-/* The heap's lists, made on the first sweep with something to file: from
+/* The heap's lists, made at the first free (or sweep) with something to file: from
  * the base allocator, charged to the reap, or, when its limit refuses
  * them, carved at the frontier (when it has the room) as a block that is
  * no object, gone at the next clear.  NULL when neither serves: the sweep
@@ -421,7 +393,6 @@ void rp_sweep(reap_t *r)
             if (!rp_chunk_solo(c))
                 sweep_chunk(r, c);
     r->swept = r->free_bytes;
-    rp_inline_update(r);
 }
 
 void rp_heap_reset(reap_t *r)

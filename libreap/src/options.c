@@ -16,7 +16,7 @@
 
 rp_options_t rp_opt = {
     .first_chunk = 1024,          /* the reap, its user area and a first few objects */
-    .max_chunk = 32u << 10,       /* chunks double up to 32 KiB, the largest of the base
+    .max_chunk = 32u << 10,       /* chunks grow up to 32 KiB, the largest of the base
                                    * allocator's superblock classes */
     .large_threshold = 16u << 10, /* larger objects get a solo chunk */
     .sweep_share = 8,             /* sweep once 8/64 of the footprint was freed since */

@@ -196,8 +196,7 @@ reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
     memset(r, 0, RP_REAP_SIZE + user);
     r->grain_mask = RP_GRAIN - 1;
     /* annotating or tracing: every allocation must come into libreap */
-    r->inline_open = !RP_ANNOTATED() && !rp_tracing();
-    rp_inline_update(r);
+    r->inline_limit = !RP_ANNOTATED() && !rp_tracing() ? rp_opt.large_threshold : 0;
     r->user_size = user;
     r->src = src;
     r->acct = acct;
@@ -334,7 +333,6 @@ void reap_clear(reap_t *r)
     rp_heap_clear(r);
     r->free_bytes = r->swept = 0;
     rp_region_reset(r);
-    rp_inline_update(r);
 }
 
 /* ---- walking ---------------------------------------------------------------------- */

@@ -4,13 +4,13 @@
  * region.c - a reap's chunks, its bump frontier, and its solo chunks.
  *
  * This is the region half of a reap.  Blocks are bumped through chunks
- * whose sizes double, powers of two, from rp_opt.first_chunk up to
- * rp_opt.max_chunk; the first chunk also holds the reap itself and is kept
- * by reap_clear().  A chunk is one block of the base allocator, or of the
+ * whose sizes grow with the footprint, powers of two, from
+ * rp_opt.first_chunk up to rp_opt.max_chunk; the first also holds the reap
+ * and is kept by reap_clear().  A chunk is one block of the base allocator, or of the
  * reap's chunk source, which takes them from it, aligned to its size; its
  * descriptor (internal.h) is found from any pointer into it.  When a block
  * does not fit, the frontier moves to a new chunk and what is left of the
- * old one becomes a freed block, for the next sweep (leaheap.c).  An object
+ * old one becomes a freed block, filed for reuse (leaheap.c).  An object
  * above rp_opt.large_threshold, or one too big for what the current chunk
  * has left while that is still much, gets a solo chunk of its own, given
  * back when the object is freed.  Every byte taken from or given back to
@@ -223,7 +223,7 @@ static size_t chunk_least(size_t bsize)
     return size;
 }
 
-/* A chunk that holds a block of bsize bytes: of the doubling size or,
+/* A chunk that holds a block of bsize bytes: of the growing size or,
  * when that is refused, of the least size that serves, so that near its
  * limit a reap grows in small steps rather than failing far below it.
  * Formatted; NULL when nothing could be taken. */
