@@ -28,6 +28,7 @@ libreap_libreap_core_la_SOURCES = \
 	libreap/src/options.c \
 	libreap/src/reap.c \
 	libreap/src/alloc.c \
+	libreap/src/region.h \
 	libreap/src/region.c \
 	libreap/src/leaheap.c \
 	libreap/src/stats.c \

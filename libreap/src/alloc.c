@@ -24,7 +24,7 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "region.h"
 #include "util/trace.h"
 
 /* r is a reap; otherwise the misuse is reported (the caller returns when
@@ -396,7 +396,7 @@ static bool grow_in_place(reap_t *r, rp_chunk_t *c, char *p, char *e, size_t wan
         return false;
     rp_settle(r); /* before start bits change */
     w->start &= ~bit; /* the freed block joins p's */
-    rp_bits_take(c, e, next);
+    rp_freed_clear_range(c, e, e + next);
     r->free_bytes -= next;
     if (r->heap) /* it may be on a list */
         r->heap->stale = true;

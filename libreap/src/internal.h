@@ -154,58 +154,6 @@ static inline bool rp_chunk_solo(const rp_chunk_t *c) { return c->key == rp_solo
  * ->older (util/list.h). */
 RP_LIST(rp_chunk_list, rp_chunk_t, older, newer)
 
-/* Descriptors by chunk size (log2), set up once (region.c).  A chunk of
- * 2^s bytes, s >= rp_desc_min_shift, at offset o of its superblock sb has
- * its descriptor at sb + o / 16 + rp_desc_off[s] + colour * 2^s / 32,
- * where rp_desc_off[s] = 128 - 2^s / 16 puts the second slot's just past
- * the base allocator's header, each 2^s / 16 bytes (which hold its header
- * and bitmaps) after the one before, and the colour, a few bits of the
- * superblock's number (rp_desc_colours[s] is their mask), shifts the whole
- * table by a fraction of the slot.  rp_desc_bytes[s]: a descriptor's
- * bytes (header and bitmaps), at a chunk's start below the min shift. */
-extern unsigned rp_desc_min_shift;
-extern intptr_t rp_desc_off[64];
-extern uint32_t rp_desc_colours[64];
-extern uint32_t rp_desc_bytes[64];
-void rp_desc_init(void);
-
-/* The descriptor of the chunk of 2^s bytes at b. */
-static inline rp_chunk_t *rp_desc(uintptr_t b, unsigned s)
-{
-    if (s < rp_desc_min_shift)
-        return (rp_chunk_t *)b;
-    uintptr_t sb = b & ((uintptr_t)-1 << rp_base_map_shift);
-    uintptr_t colour = (sb >> rp_base_map_shift) & rp_desc_colours[s];
-    return (rp_chunk_t *)(sb + ((b - sb) >> 4) + (uintptr_t)rp_desc_off[s] + (colour << (s - 5)));
-}
-
-/* The descriptor of the chunk holding p, or NULL; any pointer may be asked
- * (nothing is read that the base allocator does not own), and the caller
- * checks the key.  *start gets the chunk's first byte.  A bumped chunk is
- * found by the address map alone (addrmap.h): one load of a hot line. */
-rp_chunk_t *rp_chunk_block_slow(const void *p, uintptr_t *start);
-static inline rp_chunk_t *rp_chunk_block(const void *p, uintptr_t *start)
-{
-    uint8_t m = rp_base_map_get(p);
-    if (RP_LIKELY(m & RP_BASE_MAP_ALIGNED)) {
-        unsigned s = m & 0x3f;
-        uintptr_t b = (uintptr_t)p & ((uintptr_t)-1 << s);
-        if (RP_LIKELY(b & (((uintptr_t)1 << rp_base_map_shift) - 1))) {
-            *start = b;
-            return rp_desc(b, s);
-        }
-    }
-    return rp_chunk_block_slow(p, start);
-}
-/* The chunk holding p when p lies in a live chunk (bumped or solo), else
- * NULL. */
-static inline rp_chunk_t *rp_chunk_find(const void *p)
-{
-    uintptr_t start;
-    rp_chunk_t *c = rp_chunk_block(p, &start);
-    return c && (c->key == rp_chunk_key(c) || c->key == rp_solo_key(c)) ? c : NULL;
-}
-
 /* The pair of p in the bitmaps of the bumped chunk c starting at start:
  * from p and the lookup alone, so it loads beside c's header. */
 static inline rp_pair_t *rp_pair_in(const rp_chunk_t *c, uintptr_t start, const void *p)
@@ -222,7 +170,6 @@ static inline uintptr_t rp_pair_bias(const rp_chunk_t *c, uintptr_t start)
 {
     return (uintptr_t)(c + 1) - (start >> 9 << 4);
 }
-static inline uintptr_t rp_chunk_bias(const rp_chunk_t *c) { return rp_pair_bias(c, (uintptr_t)c->start); }
 
 /* The address of the next start bit after p (p a start in c, not solo),
  * w its pair: the end of p's block, unless it is the last before the
@@ -369,23 +316,28 @@ typedef struct rp_options {
 extern rp_options_t rp_opt;
 void rp_options_init(void);
 
-/* ---- reap.c ------------------------------------------------------------------- */
-
 /* Reports a misuse (util/misuse.h, reap.h's handler) and aborts, or
  * returns when the report says to go on (REAP_MISUSE=report, or the
  * handler's REAP_MISUSE_LEAK): the caller then returns at once, leaving
  * the reap as it was.  REAP_MISUSE_CORRUPTION never returns. */
 RP_COLD void rp_misuse(reap_misuse_kind_t kind, const char *what, reap_t *r, const void *p);
+
+#define RP_FREE_FOREIGN "free of a pointer this reap did not hand out:"
+#define RP_REALLOC_FOREIGN "realloc of a pointer this reap did not hand out:"
+
+/* ---- region.c: chunks, the frontier, solo chunks, accounting, bits ------------ */
+
 /* Charge n more bytes of footprint to r and its accounting ancestors.
  * Returns 0, or ENOMEM if a limit would pass (the caller counts that in
  * limit_failures once it gives up). */
 int rp_charge(reap_t *r, size_t n);
 void rp_uncharge(reap_t *r, size_t n);
-
-#define RP_FREE_FOREIGN "free of a pointer this reap did not hand out:"
-#define RP_REALLOC_FOREIGN "realloc of a pointer this reap did not hand out:"
-
-/* ---- region.c: chunks, the frontier, solo chunks --------------------------- */
+/* The same for acct (an accounting reap, or NULL) and those above it
+ * alone: a new reap's first chunk, charged before the reap exists. */
+int rp_charge_chain(reap_t *acct, size_t n);
+void rp_uncharge_chain(reap_t *acct, size_t n);
+/* The descriptors' tables (region.h), set up once, before the first reap. */
+void rp_region_once(void);
 
 /* Lays out r's first chunk (size bytes at b, r in it) and puts the
  * frontier at its arena. */
@@ -421,14 +373,20 @@ void rp_chunk_put(const reap_chunk_source_t *src, rp_chunk_t *c);
  * nothing. */
 bool rp_region_untouched(const reap_t *r);
 
-/* ---- leaheap.c: freed blocks, sweeps and the lists ---------------------------- */
-
-/* A freed block of size bytes at b, taken off its list or at the frontier
- * of a sweep, handed out: its bits say it is live again. */
-void rp_bits_take(const rp_chunk_t *c, char *b, size_t size);
+/* Clears the freed bits of [b, e) of c: live again, or the frontier's. */
+void rp_freed_clear_range(const rp_chunk_t *c, char *b, char *e);
 /* Mark [b, b + size) of c a freed block (start and freed bits): the rest
- * of a split or a shrink, a retired chunk's tail. */
+ * of a split or a shrink, a retired chunk's tail; filed when r has lists. */
 void rp_bits_free_tail(reap_t *r, const rp_chunk_t *c, char *b, size_t size);
+/* The start bits in [from, to) of the bitmaps whose bias is bits: the
+ * blocks bumped there. */
+uint64_t rp_starts_between(uintptr_t bits, const char *from, const char *to);
+/* rp_settle_live(), and the blocks bumped since r->settled into allocs:
+ * before anything moves the frontier other than a bump. */
+void rp_settle(reap_t *r);
+
+/* ---- leaheap.c: the lists and the sweep ------------------------------------------ */
+
 /* A freed block of bsize bytes from the lists, cut to size; NULL when none
  * fits.  Counted (live_bytes, allocs). */
 char *rp_heap_take(reap_t *r, size_t bsize);
@@ -438,8 +396,6 @@ bool rp_sweep_due(const reap_t *r, size_t need);
 /* Joins freed neighbours, gives the frontier what borders it, gives back
  * retired chunks that came wholly free, files the rest on the lists. */
 void rp_sweep(reap_t *r);
-/* The lists say nothing. */
-void rp_heap_reset(reap_t *r);
 /* The same for a clear, which also drops lists carved from a chunk. */
 void rp_heap_clear(reap_t *r);
 /* The heap's memory goes back (destroy). */
@@ -494,7 +450,7 @@ static inline void rp_frontier_back(reap_t *r, char *p)
     r->bump = r->settled = r->live_mark = p;
 }
 
-/* ---- stats.c -------------------------------------------------------------------- */
+/* ---- counting (region.c, stats.c) ----------------------------------------------------- */
 
 /* Count the bytes bumped since r->live_mark into live_bytes and raise the
  * peak: before live_bytes falls. */
@@ -505,11 +461,5 @@ static inline void rp_settle_live(reap_t *r)
     if (r->live_bytes > r->peak_live_bytes)
         r->peak_live_bytes = r->live_bytes;
 }
-/* rp_settle_live(), and the blocks bumped since r->settled into allocs:
- * before anything moves the frontier other than a bump. */
-void rp_settle(reap_t *r);
-/* The same figures without changing r: the live bytes and allocations as
- * of now. */
-void rp_settled_view(const reap_t *r, uint64_t *live, uint64_t *allocs);
 
 #endif /* RP_INTERNAL_H */

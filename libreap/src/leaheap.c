@@ -24,40 +24,7 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "internal.h"
-
-/* ---- bits ---------------------------------------------------------------------- */
-
-/* Clears (set false) or sets the freed bits of [b, e). */
-static void freed_range(const rp_chunk_t *c, char *b, char *e, bool set)
-{
-    while (b < e) {
-        rp_pair_t *w = rp_pair_at(c, b);
-        char *word_end = (char *)(((uintptr_t)b | 511) + 1);
-        char *stop = e < word_end ? e : word_end;
-        uint64_t mask = (stop == word_end ? 0 : rp_bit(stop)) - rp_bit(b); /* bits of [b, stop) */
-        if (set)
-            w->freed |= mask;
-        else
-            w->freed &= ~mask;
-        b = stop;
-    }
-}
-
-void rp_bits_take(const rp_chunk_t *c, char *b, size_t size)
-{
-    freed_range(c, b, b + size, false);
-}
-
-void rp_bits_free_tail(reap_t *r, const rp_chunk_t *c, char *b, size_t size)
-{
-    rp_pair_t *w = rp_pair_at(c, b);
-    w->start |= rp_bit(b);
-    w->freed |= rp_bit(b);
-    r->free_bytes += size;
-    if (r->heap && size >= RP_LIST_MIN)
-        rp_heap_file(r, r->heap, b, size);
-}
+#include "region.h"
 
 /* ---- the lists ------------------------------------------------------------------ */
 
@@ -74,17 +41,6 @@ static unsigned next_listed(const rp_heap_t *h, unsigned i)
             return w * 64 + (unsigned)__builtin_ctzll(bits);
     }
     return RP_NLISTS;
-}
-
-/* The link of b, a listed block; unlinks it from *link. */
-static void unlink_at(rp_heap_t *h, unsigned i, void **link, char *b)
-{
-    rp_ann_quiet_begin();
-    void *next = *(void **)(void *)b;
-    rp_ann_quiet_end();
-    *link = next;
-    if (h->list[i] == NULL)
-        h->map[i / 64] &= ~((uint64_t)1 << (i % 64));
 }
 
 /* A listed block that is not as it was filed.  A stale heap expects them
@@ -116,7 +72,7 @@ static RP_ALWAYS_INLINE void freed_clear(const rp_chunk_t *c, rp_pair_t *w, char
         w[0].freed &= ~(~(uint64_t)0 << k);
         w[1].freed &= ~((((uint64_t)1 << (k + n - 64)) - 1));
     } else {
-        freed_range(c, b, b + size, false);
+        rp_freed_clear_range(c, b, b + size);
     }
 }
 
@@ -216,7 +172,11 @@ static RP_NOINLINE char *take_searching(reap_t *r, unsigned i, size_t bsize)
     if (!best_link)
         return NULL;
     char *b = *best_link;
-    unlink_at(h, i, best_link, b);
+    rp_ann_quiet_begin(); /* the link lives in freed memory */
+    *best_link = *(void **)(void *)b;
+    rp_ann_quiet_end();
+    if (h->list[i] == NULL)
+        h->map[i / 64] &= ~((uint64_t)1 << (i % 64));
     return hand_out(r, best_c, best_w, b, best, bsize);
 }
 
@@ -330,7 +290,7 @@ static bool sweep_chunk(reap_t *r, rp_chunk_t *c)
         if (c == r->chunk && e >= r->bump) { /* up to the frontier: back to it */
             size = (size_t)(r->bump - b);
             rp_pair_at(c, b)->start &= ~rp_bit(b);
-            freed_range(c, b, r->bump, false);
+            rp_freed_clear_range(c, b, r->bump);
             rp_frontier_back(r, b);
             r->free_bytes -= size;
             return true;
@@ -378,11 +338,20 @@ rp_heap_t *rp_heap_ensure(reap_t *r)
     return r->heap = h;
 }
 
+/* The lists say nothing. */
+static void heap_reset(reap_t *r)
+{
+    if (r->heap) {
+        memset(r->heap->map, 0, sizeof r->heap->map);
+        r->heap->stale = r->heap->cut = false;
+    }
+}
+
 void rp_sweep(reap_t *r)
 {
     rp_settle(r); /* the frontier may move back */
     rp_heap_t *h = rp_heap_ensure(r);
-    rp_heap_reset(r);
+    heap_reset(r);
     for (rp_chunk_t *c = r->chunk, *older; c; c = older) {
         older = c->older; /* c may go */
         if (!rp_chunk_solo(c))
@@ -395,19 +364,11 @@ void rp_sweep(reap_t *r)
     r->swept = r->free_bytes;
 }
 
-void rp_heap_reset(reap_t *r)
-{
-    if (r->heap) {
-        memset(r->heap->map, 0, sizeof r->heap->map);
-        r->heap->stale = r->heap->cut = false;
-    }
-}
-
 void rp_heap_clear(reap_t *r)
 {
     if (r->heap && r->heap->carved) /* its chunk is reset */
         r->heap = NULL;
-    rp_heap_reset(r);
+    heap_reset(r);
 }
 
 void rp_heap_release(reap_t *r)

@@ -1,22 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * reap.c - reap objects: create, clear, destroy, nesting, limits, misuse.
+ * reap.c - reap objects: create, clear, destroy, nesting, limits.
  *
- * A reap lives at the start of its first chunk, followed by the caller's
- * user area, so creating one costs one base allocation.  Reaps form a tree:
+ * A reap lives in its first chunk, followed by the caller's user area, so
+ * creating one costs one base allocation.  Reaps form a tree:
  * a reap's children are on a list guarded by its lock, which is the only
  * lock a reap ever takes, and only to add or remove a child; clear and
  * destroy take children off one at a time and destroy them depth first.
- *
- * Footprint accounting: each reap counts the bytes it holds.  A reap with a
- * limit also counts its whole subtree (tree_footprint), and every reap knows
- * its nearest such ancestor-or-self (acct), so growing a chunk charges only
- * the accounting reaps above it: reaps without limits never share a counter.
- * A reap's own footprint has one writer (the thread using the reap) and is
- * stored and read atomically (peak before footprint, release/acquire), so
- * reap_footprint() may read it from any thread, e.g. in a reap_walk()
- * callback.
  *
  * Walking: reap_walk() visits a subtree while other threads create and
  * destroy reaps in it, holding the locks of the reaps on the path from the
@@ -33,111 +24,6 @@
 #include "util/trace.h"
 
 const char *reap_version(void) { return REAP_VERSION_STRING; }
-
-/* ---- misuse ------------------------------------------------------------------- */
-
-/* Set at start-up (reap.h), read on a misuse only. */
-static reap_misuse_fn misuse_fn;
-static void *misuse_arg;
-
-void reap_set_misuse_handler(reap_misuse_fn fn, void *arg)
-{
-    misuse_arg = arg;
-    misuse_fn = fn;
-}
-
-/* "libreap: double free of 0x... (reap 0x...)"; a NULL reap's misuse
- * "libreap: NULL reap passed to reap_free (pointer 0x...)". */
-static void misuse_line(rp_line_t *l, reap_misuse_kind_t kind, const char *what, const reap_t *r,
-                        const void *p)
-{
-    rp_line_str(l, "libreap: ");
-    rp_line_str(l, what);
-    if (kind == REAP_MISUSE_NULL_REAP) {
-        if (p) {
-            rp_line_str(l, " (pointer ");
-            rp_line_ptr(l, p);
-            rp_line_str(l, ")");
-        }
-        return;
-    }
-    rp_line_str(l, " ");
-    rp_line_ptr(l, p);
-    rp_line_str(l, " (reap ");
-    rp_line_ptr(l, r);
-    rp_line_str(l, ")");
-}
-
-void rp_misuse(reap_misuse_kind_t kind, const char *what, reap_t *r, const void *p)
-{
-    rp_options_init(); /* REAP_MISUSE, read with the base allocator's options */
-    rp_line_t l = {.len = 0};
-    misuse_line(&l, kind, what, r, p);
-    reap_misuse_t m = {kind, what, l.text, p, r,
-                       rp_misuse_mode == RP_MISUSE_REPORT ? REAP_MISUSE_LEAK : REAP_MISUSE_ABORT};
-    reap_misuse_fn fn = misuse_fn;
-    int action = m.action;
-    if (fn)
-        action = fn(&m, misuse_arg);
-    else
-        rp_line_write(&l);
-    if (action != REAP_MISUSE_LEAK || kind == REAP_MISUSE_CORRUPTION)
-        abort();
-}
-
-/* ---- accounting ---------------------------------------------------------------- */
-
-static reap_t *acct_up(const reap_t *a) { return a->parent ? a->parent->acct : NULL; }
-
-static void peak_raise(_Atomic uint64_t *peak, uint64_t now)
-{
-    uint64_t old = atomic_load_explicit(peak, memory_order_relaxed);
-    while (old < now && !atomic_compare_exchange_weak(peak, &old, now))
-        ;
-}
-
-/* Charge n bytes to acct and every accounting reap above it, all or none.
- * A peak is raised from this thread's own sum, which passed the limit: a
- * fresh load could include another thread's charge about to be undone. */
-static int charge_chain(reap_t *acct, size_t n)
-{
-    for (reap_t *a = acct; a; a = acct_up(a)) {
-        uint64_t now = atomic_fetch_add(&a->tree_footprint, n) + n;
-        if (a->limit && now > a->limit) {
-            atomic_fetch_sub(&a->tree_footprint, n);
-            for (reap_t *u = acct; u != a; u = acct_up(u))
-                atomic_fetch_sub(&u->tree_footprint, n);
-            return ENOMEM;
-        }
-        peak_raise(&a->tree_peak, now);
-    }
-    return 0;
-}
-
-static void uncharge_chain(reap_t *acct, size_t n)
-{
-    for (reap_t *a = acct; a; a = acct_up(a))
-        atomic_fetch_sub(&a->tree_footprint, n);
-}
-
-int rp_charge(reap_t *r, size_t n)
-{
-    if (charge_chain(r->acct, n) != 0)
-        return ENOMEM;
-    /* Only this thread writes both.  The peak goes first and the footprint
-     * is released after it, so reap_footprint() never sees peak < footprint. */
-    uint64_t now = r->footprint + n;
-    if (now > r->peak_footprint)
-        __atomic_store_n(&r->peak_footprint, now, __ATOMIC_RELAXED);
-    __atomic_store_n(&r->footprint, now, __ATOMIC_RELEASE);
-    return 0;
-}
-
-void rp_uncharge(reap_t *r, size_t n)
-{
-    uncharge_chain(r->acct, n);
-    __atomic_store_n(&r->footprint, r->footprint - n, __ATOMIC_RELAXED);
-}
 
 /* ---- the tree ------------------------------------------------------------------- */
 
@@ -171,6 +57,7 @@ reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
                          const reap_chunk_source_t *chunks)
 {
     rp_options_init();
+    rp_region_once();
     size_t user = opts ? opts->user_size : 0;
     if (user > REAP_USER_MAX)
         return NULL;
@@ -179,9 +66,9 @@ reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
     size_t size = first_chunk_size(user);
     size_t hint = parent ? atomic_load_explicit(&parent->child_chunk, memory_order_relaxed) : 0;
     reap_t *acct = parent ? parent->acct : NULL;
-    if (hint > size && charge_chain(acct, hint) == 0)
+    if (hint > size && rp_charge_chain(acct, hint) == 0)
         size = hint;
-    else if (charge_chain(acct, size) != 0) {
+    else if (rp_charge_chain(acct, size) != 0) {
         /* other threads may be creating children of parent right now */
         __atomic_fetch_add(&parent->limit_failures, 1, __ATOMIC_RELAXED);
         return NULL;
@@ -189,7 +76,7 @@ reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
     uint32_t flags;
     char *b = rp_chunk_get(src, size, &flags);
     if (!b) {
-        uncharge_chain(acct, size);
+        rp_uncharge_chain(acct, size);
         return NULL;
     }
     reap_t *r = (reap_t *)(void *)rp_chunk_body(b, size);
@@ -290,7 +177,7 @@ static void destroy_detached(reap_t *r)
     rp_region_release_all(r);
     size_t size = r->first->size;
     const reap_chunk_source_t *src = r->src; /* r lives in the first chunk */
-    uncharge_chain(r->acct, size);
+    rp_uncharge_chain(r->acct, size);
     rp_chunk_put(src, r->first);
 }
 

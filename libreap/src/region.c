@@ -14,7 +14,8 @@
  * above rp_opt.large_threshold, or one too big for what the current chunk
  * has left while that is still much, gets a solo chunk of its own, given
  * back when the object is freed.  Every byte taken from or given back to
- * the source is charged or uncharged here, which is where limits bite.
+ * the source is charged or uncharged here, which is where limits bite, and
+ * here are the bitmaps' bulk operations and the lazy count of bumps.
  *
  * Annotations (annotate.h): an arena is poisoned when its chunk is
  * formatted, since nothing there is the program's until alloc.c hands it
@@ -24,7 +25,7 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "internal.h"
+#include "region.h"
 
 /* ---- descriptors ----------------------------------------------------------- */
 
@@ -37,7 +38,7 @@ uint32_t rp_desc_bytes[64];
  * slot when a descriptor fits in 2^s / 16 bytes and the table of them for
  * all the superblock's blocks fits there, beside the base allocator's
  * header (128 bytes); the room left over gives the colours. */
-void rp_desc_init(void)
+static void desc_init(void)
 {
     size_t sb = (size_t)1 << rp_base_map_shift;
     rp_desc_min_shift = (unsigned)rp_base_map_shift; /* none, unless one fits */
@@ -54,6 +55,12 @@ void rp_desc_init(void)
             mask *= 2;
         rp_desc_colours[s] = (uint32_t)(mask - 1);
     }
+}
+
+void rp_region_once(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, desc_init);
 }
 
 rp_chunk_t *rp_chunk_block_slow(const void *p, uintptr_t *start)
@@ -79,6 +86,117 @@ static rp_chunk_t *layout(char *b, size_t size, char **body)
 }
 
 char *rp_chunk_body(char *b, size_t size) { return b + rp_chunk_head(size); }
+
+/* ---- accounting ----------------------------------------------------------------
+ * Each reap counts the bytes it holds.  A reap with a limit also counts its
+ * whole subtree (tree_footprint), and every reap knows its nearest such
+ * ancestor-or-self (acct), so a chunk charges only the accounting reaps
+ * above it: reaps without limits never share a counter.  A reap's own
+ * footprint has one writer and is stored atomically (peak first), so
+ * reap_footprint() may read it from any thread. */
+
+static reap_t *acct_up(const reap_t *a) { return a->parent ? a->parent->acct : NULL; }
+
+static void peak_raise(_Atomic uint64_t *peak, uint64_t now)
+{
+    uint64_t old = atomic_load_explicit(peak, memory_order_relaxed);
+    while (old < now && !atomic_compare_exchange_weak(peak, &old, now))
+        ;
+}
+
+/* Charge n bytes to acct and every accounting reap above it, all or none.
+ * A peak is raised from this thread's own sum, which passed the limit: a
+ * fresh load could include another thread's charge about to be undone. */
+int rp_charge_chain(reap_t *acct, size_t n)
+{
+    for (reap_t *a = acct; a; a = acct_up(a)) {
+        uint64_t now = atomic_fetch_add(&a->tree_footprint, n) + n;
+        if (a->limit && now > a->limit) {
+            atomic_fetch_sub(&a->tree_footprint, n);
+            for (reap_t *u = acct; u != a; u = acct_up(u))
+                atomic_fetch_sub(&u->tree_footprint, n);
+            return ENOMEM;
+        }
+        peak_raise(&a->tree_peak, now);
+    }
+    return 0;
+}
+
+void rp_uncharge_chain(reap_t *acct, size_t n)
+{
+    for (reap_t *a = acct; a; a = acct_up(a))
+        atomic_fetch_sub(&a->tree_footprint, n);
+}
+
+int rp_charge(reap_t *r, size_t n)
+{
+    if (rp_charge_chain(r->acct, n) != 0)
+        return ENOMEM;
+    /* Only this thread writes both.  The peak goes first and the footprint
+     * is released after it, so reap_footprint() never sees peak < footprint. */
+    uint64_t now = r->footprint + n;
+    if (now > r->peak_footprint)
+        __atomic_store_n(&r->peak_footprint, now, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->footprint, now, __ATOMIC_RELEASE);
+    return 0;
+}
+
+void rp_uncharge(reap_t *r, size_t n)
+{
+    rp_uncharge_chain(r->acct, n);
+    __atomic_store_n(&r->footprint, r->footprint - n, __ATOMIC_RELAXED);
+}
+
+/* ---- counting what was bumped (internal.h: lazily) --------------------------------- */
+
+/* The start bits in [from, to) of the bitmaps whose bias is bits: blocks
+ * bumped.  A clone uses the popcnt instruction where the processor has it
+ * (every x86-64 since 2008; Debian's baseline does not assume it). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("popcnt", "default")))
+#endif
+uint64_t rp_starts_between(uintptr_t bits, const char *from, const char *to)
+{
+    if (from >= to)
+        return 0;
+    const rp_pair_t *w = rp_pair(bits, from), *last = rp_pair(bits, to - 1);
+    uint64_t lead = ~(rp_bit(from) - 1), trail = (rp_bit(to - 1) << 1) - 1; /* 0: all */
+    if (w == last)
+        return (uint64_t)__builtin_popcountll(w->start & lead & (trail ? trail : ~(uint64_t)0));
+    uint64_t n = (uint64_t)__builtin_popcountll(w->start & lead);
+    while (++w < last)
+        n += (uint64_t)__builtin_popcountll(w->start);
+    return n + (uint64_t)__builtin_popcountll(w->start & (trail ? trail : ~(uint64_t)0));
+}
+
+void rp_settle(reap_t *r)
+{
+    r->allocs += rp_starts_between(r->bits, r->settled, r->bump);
+    r->settled = r->bump;
+    rp_settle_live(r);
+}
+
+/* ---- bits ---------------------------------------------------------------------- */
+
+void rp_freed_clear_range(const rp_chunk_t *c, char *b, char *e)
+{
+    while (b < e) {
+        char *word_end = (char *)(((uintptr_t)b | 511) + 1);
+        char *stop = e < word_end ? e : word_end;
+        rp_pair_at(c, b)->freed &= ~((stop == word_end ? 0 : rp_bit(stop)) - rp_bit(b)); /* [b, stop) */
+        b = stop;
+    }
+}
+
+void rp_bits_free_tail(reap_t *r, const rp_chunk_t *c, char *b, size_t size)
+{
+    rp_pair_t *w = rp_pair_at(c, b);
+    w->start |= rp_bit(b);
+    w->freed |= rp_bit(b);
+    r->free_bytes += size;
+    if (r->heap && size >= RP_LIST_MIN)
+        rp_heap_file(r, r->heap, b, size);
+}
 
 /* ---- formatting ------------------------------------------------------------- */
 
@@ -112,7 +230,7 @@ static void set_frontier(reap_t *r, rp_chunk_t *c)
     r->chunk = c;
     r->bump = r->settled = r->live_mark = r->high = c->arena;
     r->bump_end = rp_chunk_end(c);
-    r->bits = rp_chunk_bias(c);
+    r->bits = rp_pair_bias(c, (uintptr_t)c->start);
 }
 
 /* The size of the chunk after the frontier's: the least power of two
@@ -258,7 +376,7 @@ static void advance(reap_t *r, rp_chunk_t *c)
 }
 
 /* Bumps bsize bytes at the frontier, which has room for them. */
-static char *bump(reap_t *r, size_t bsize)
+static char *bump_at_frontier(reap_t *r, size_t bsize)
 {
     char *b = reap_frontier_bump((reap_frontier_t *)(void *)r, bsize);
     RP_ASSERT(b != NULL && (bsize & r->grain_mask) == 0);
@@ -273,7 +391,7 @@ char *rp_region_bump(reap_t *r, size_t bsize)
             return NULL;
         advance(r, c);
     }
-    return bump(r, bsize);
+    return bump_at_frontier(r, bsize);
 }
 
 /* ---- solo chunks -------------------------------------------------------------------- */

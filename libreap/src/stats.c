@@ -15,35 +15,16 @@
 #include <stdio.h>
 
 #include "base/base.h"
-#include "internal.h"
+#include "region.h"
 
-/* The start bits in [from, to) of the bitmaps whose bias is bits: blocks
- * bumped.  A clone uses the popcnt instruction where the processor has it
- * (every x86-64 since 2008; Debian's baseline does not assume it). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-__attribute__((target_clones("popcnt", "default")))
-#endif
-static uint64_t starts_between(uintptr_t bits, const char *from, const char *to)
-{
-    if (from >= to)
-        return 0;
-    const rp_pair_t *w = rp_pair(bits, from), *last = rp_pair(bits, to - 1);
-    uint64_t lead = ~(rp_bit(from) - 1), trail = (rp_bit(to - 1) << 1) - 1; /* 0: all */
-    if (w == last)
-        return (uint64_t)__builtin_popcountll(w->start & lead & (trail ? trail : ~(uint64_t)0));
-    uint64_t n = (uint64_t)__builtin_popcountll(w->start & lead);
-    while (++w < last)
-        n += (uint64_t)__builtin_popcountll(w->start);
-    return n + (uint64_t)__builtin_popcountll(w->start & (trail ? trail : ~(uint64_t)0));
-}
-
-/* Another thread may be using r (reap_walk()'s figures): every field is
+/* The figures rp_settle() would make, without changing r.  Another thread
+ * may be using r (reap_walk()'s figures): every field is
  * read once, and the bitmaps counted are those the address map finds for
  * `settled', up to its chunk's end at most, so that fields from two
  * moments (the frontier just moved to another chunk) give a figure off
  * by what the owner did meanwhile, never a read of memory that is not
  * the base allocator's. */
-void rp_settled_view(const reap_t *r, uint64_t *live, uint64_t *allocs)
+static void settled_view(const reap_t *r, uint64_t *live, uint64_t *allocs)
 {
     char *bump = __atomic_load_n(&r->bump, __ATOMIC_RELAXED);
     char *mark = __atomic_load_n(&r->live_mark, __ATOMIC_RELAXED);
@@ -55,17 +36,10 @@ void rp_settled_view(const reap_t *r, uint64_t *live, uint64_t *allocs)
         rp_chunk_t *c = rp_chunk_block(settled, &start);
         char *end = (char *)start + ((size_t)1 << (m & 0x3f));
         if (c)
-            n = starts_between(rp_pair_bias(c, start), settled, bump < end ? bump : end);
+            n = rp_starts_between(rp_pair_bias(c, start), settled, bump < end ? bump : end);
     }
     *live = __atomic_load_n(&r->live_bytes, __ATOMIC_RELAXED) + (uint64_t)(bump > mark ? bump - mark : 0);
     *allocs = __atomic_load_n(&r->allocs, __ATOMIC_RELAXED) + n;
-}
-
-void rp_settle(reap_t *r)
-{
-    r->allocs += starts_between(r->bits, r->settled, r->bump);
-    r->settled = r->bump;
-    rp_settle_live(r);
 }
 
 void reap_get_stats(const reap_t *r, reap_stats_t *out)
@@ -76,7 +50,7 @@ void reap_get_stats(const reap_t *r, reap_stats_t *out)
         return;
     }
     uint64_t live, allocs;
-    rp_settled_view(r, &live, &allocs);
+    settled_view(r, &live, &allocs);
     out->reaps = 1;
     out->live_bytes = live;
     out->live_objects = allocs - r->frees - r->cleared_objects;

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "region.h"
 
 #define CAP (16u << 10)
 

@@ -20,7 +20,7 @@
 #include <errno.h>
 
 #include "base/base.h"
-#include "internal.h"
+#include "region.h"
 
 static bool has_chunk(const reap_t *r, const rp_chunk_t *c)
 {
