@@ -159,27 +159,12 @@ static void other_reaps_pointer_case(void)
     check_sound(other, 1);
 }
 
-/* ThreadSanitizer's malloc may start a block right after unmapped memory,
- * where reap_free's read of the header would fault before libreap could
- * report; there the pointer is one into a libc block, header zeroed.  (ASan
- * leaves a redzone before every block, and libreap's own loads are not
- * checked: the plain case runs there as in a normal build.) */
-#if defined(__SANITIZE_THREAD__)
-#define MALLOC_WITHOUT_HEADER 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define MALLOC_WITHOUT_HEADER 1
-#endif
-#endif
-
+/* A libc block: libreap reads nothing at the pointer, only its address
+ * map, so any pointer may be passed. */
 static void libc_pointer_case(void)
 {
     reap_t *r = reap_create(NULL);
     char *block = malloc(100), *p = block;
-#ifdef MALLOC_WITHOUT_HEADER
-    memset(p, 0, 100);
-    p += 32;
-#endif
     say(r, p);
     reap_free(r, p);
     check_sound(r, 0);
@@ -195,8 +180,8 @@ static void interior_pointer_case(void)
     check_sound(r, 1);
 }
 
-/* At 8-byte alignment, obj + 8 is as aligned as an object: the header
- * check alone must catch it. */
+/* At 8-byte alignment, obj + 8 is as aligned as an object: the start
+ * bits alone must catch it. */
 static void interior_pointer_grain8_case(void)
 {
     reap_t *r = reap_create(NULL);
@@ -206,6 +191,63 @@ static void interior_pointer_grain8_case(void)
     say(r, obj + 8);
     reap_free(r, obj + 8);
     check_sound(r, 1);
+}
+
+/* A reap that has lists (it freed a block not at its frontier) runs the
+ * fast free's own checks rather than going the slow way: obj + 1 is
+ * neither aligned nor a start there either. */
+static reap_t *reap_with_lists(void)
+{
+    reap_t *r = reap_create(NULL);
+    void *x = reap_malloc(r, 40);
+    reap_malloc(r, 40);
+    reap_free(r, x);
+    return r;
+}
+
+static void misaligned_pointer_case(void)
+{
+    reap_t *r = reap_with_lists();
+    char *obj = reap_malloc(r, 100);
+    reap_malloc(r, 10);
+    say(r, obj + 1);
+    reap_free(r, obj + 1);
+    check_sound(r, 3);
+}
+
+/* The same for a block of another reap, not the last before its frontier. */
+static void other_reaps_pointer_with_lists_case(void)
+{
+    reap_t *other = reap_create(NULL);
+    reap_t *r = reap_with_lists();
+    void *p = reap_malloc(other, 100);
+    reap_malloc(other, 10);
+    say(r, p);
+    reap_free(r, p);
+    check_sound(r, 1);
+    check_sound(other, 2);
+}
+
+/* Inside a large object (a solo chunk): only its start is an object. */
+static void large_interior_case(void)
+{
+    reap_t *r = reap_create(NULL);
+    char *big = reap_malloc(r, 20000);
+    say(r, big + 16);
+    reap_free(r, big + 16);
+    check_sound(r, 1);
+}
+
+/* A large object freed twice, its chunk back in the base allocator and
+ * not used again yet: the descriptor's inverted key tells it. */
+static void large_double_free_case(void)
+{
+    reap_t *r = reap_create(NULL);
+    void *big = reap_malloc(r, 20000);
+    reap_free(r, big);
+    say(r, big);
+    reap_free(r, big);
+    check_sound(r, 0);
 }
 
 static void null_reap_free_case(void)
@@ -288,6 +330,13 @@ static const struct misuse_case {
     {"libc_pointer", libc_pointer_case, "libreap: free of a pointer this reap did not hand out: %P (reap %R)"},
     {"interior_pointer", interior_pointer_case,
      "libreap: free of a pointer this reap did not hand out: %P (reap %R)"},
+    {"misaligned_pointer", misaligned_pointer_case,
+     "libreap: free of a pointer this reap did not hand out: %P (reap %R)"},
+    {"other_reap_with_lists", other_reaps_pointer_with_lists_case,
+     "libreap: free of a pointer this reap did not hand out: %P (reap %R)"},
+    {"large_interior", large_interior_case,
+     "libreap: free of a pointer this reap did not hand out: %P (reap %R)"},
+    {"large_double_free", large_double_free_case, "libreap: double free of %P (reap %R)"},
     {"interior_pointer_grain8", interior_pointer_grain8_case,
      "libreap: free of a pointer this reap did not hand out: %P (reap %R)"},
     {"null_free", null_reap_free_case, "libreap: NULL reap passed to reap_free (pointer %P)"},
