@@ -152,7 +152,11 @@ void rp_uncharge(reap_t *r, size_t n)
 /* The start bits in [from, to) of the bitmaps whose bias is bits: blocks
  * bumped.  A clone uses the popcnt instruction where the processor has it
  * (every x86-64 since 2008; Debian's baseline does not assume it). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+/* (a clone's resolver runs while the loader relocates, before a
+ * sanitizer's runtime is up, and ThreadSanitizer's instrumentation of it
+ * faults there) */
 __attribute__((target_clones("popcnt", "default")))
 #endif
 uint64_t rp_starts_between(uintptr_t bits, const char *from, const char *to)
@@ -415,6 +419,7 @@ void *rp_solo_alloc(reap_t *r, size_t n, size_t alignment)
     uintptr_t start;
     rp_chunk_t *c = rp_chunk_block(b, &start);
     char *from = (char *)c == b ? b + sizeof *c : b;
+    rp_ann_metadata(c, sizeof *c);
     c->key = rp_solo_key(c);
     c->reap = r;
     c->start = b;

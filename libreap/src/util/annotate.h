@@ -103,15 +103,18 @@ static inline void rp_ann_fresh(const void *p, size_t n)
 #endif
 }
 
-/* Allocator metadata [p, p+n) is about to be written by a libc function
- * (memset): ASan checks those calls even from libreap, so it opens the
- * range; Valgrind keeps it closed, the write running quiet. */
+/* [p, p+n) is allocator metadata from now on (a chunk's descriptor, the
+ * lists), written by libreap and by libc (memset, which ASan checks even
+ * from libreap): open to both tools.  A descriptor may lie in a
+ * superblock's first slot, where an older block of another size was
+ * closed when it was freed. */
 static inline void rp_ann_metadata(const void *p, size_t n)
 {
 #ifdef RP_ASAN
     ASAN_UNPOISON_MEMORY_REGION(p, n);
+#else
+    VALGRIND_MAKE_MEM_DEFINED(p, n);
 #endif
-    (void)p, (void)n;
 }
 
 /* The allocator is about to touch poisoned memory / is done with it. */
