@@ -20,7 +20,7 @@
 #   proxy     mod_proxy_http to a backend virtual host of the same server
 #             (a second Listen port), which serves the 4 KiB file: the
 #             child's trace holds the front and the back request
-#   bc        mod_bc (BcPfree On): the 100th prime by trial division
+#   bc        mod_bc (BcPfree On): the 100th prime by trial division (--prime)
 #
 # Every request's peak request-pool footprint (mod_reap's reap-peak note,
 # in the access log) is read too: the median and the largest per scenario.
@@ -33,13 +33,15 @@
 #
 # usage: loadtest/trace/scenarios.sh [--build DIR] [--apr DIR] [--out DIR]
 #            [--scenarios "static autoindex rewrite proxy bc"] [--scale F]
-#            [--no-trace] [--wrk S] [--keep]
+#            [--prime N] [--no-trace] [--wrk S] [--keep]
 #   --build     the build directory with mod_reap.so, mod_bc.so and
 #               reap-trace [<source>/build]
 #   --apr       the installed reap-backed APR to run on (its lib/ has
 #               libapr-1.so.0) [$REAP_APR_DIR, else <build>/install/apr]
 #   --scale F   multiply the request counts (static 2000, autoindex 10,
 #               rewrite 2000, proxy 500, bc 50) by F [1]
+#   --prime N   the bc scenario's program finds the Nth prime [100]; the
+#               README's demo asks for the 1000th
 #   --no-trace  no REAP_TRACE: only the reap-peak figures (fast; for
 #               comparing two APR builds)
 #   --wrk S     with --no-trace: after the counted requests, wrk -t1 -c4
@@ -56,7 +58,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
-BUILD='' APR_DIR=${REAP_APR_DIR:-} OUT='' SCALE=1 TRACE=1 KEEP=0 WRK=
+BUILD='' APR_DIR=${REAP_APR_DIR:-} OUT='' SCALE=1 TRACE=1 KEEP=0 WRK= PRIME=100
 SCENARIOS="static autoindex rewrite proxy bc"
 
 usage() {
@@ -71,6 +73,8 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift ;;
     --scenarios) SCENARIOS=$2; shift ;;
     --scale) SCALE=$2; shift ;;
+    --prime) PRIME=$2; shift
+        case $PRIME in *[!0-9]* | "") echo "scenarios.sh: --prime takes a number" >&2; exit 2 ;; esac ;;
     --no-trace) TRACE=0 ;;
     --wrk) WRK=$2; shift ;;
     --keep) KEEP=1 ;;
@@ -121,9 +125,9 @@ make_docs() {
     mkdir -p "$docs/static" "$docs/list" "$WORK/traces"
     head -c 4096 /dev/zero | tr '\0' 'x' >"$docs/static/4k.html"
     (cd "$docs/list" && seq -f 'file-%05g.txt' 1 10000 | xargs touch)
-    cat >"$WORK/prime.bc" <<'EOF'
+    cat >"$WORK/prime.bc" <<EOF
 n = 0; p = 1
-while (n < 100) { p = p + 1; c = 1
+while (n < $PRIME) { p = p + 1; c = 1
   for (d = 2; d * d <= p; d++) if (p % d == 0) { c = 0; break }
   if (c) n = n + 1 }
 p
@@ -301,6 +305,15 @@ run_scenario() {
         apeak=$(echo "$apr" | cut -d, -f2)
         row="$row,$rpeak,$apeak,$ppeak,$(echo "scale=3; $rpeak / $ppeak" | bc)"
         row="$row,$(echo "scale=3; $apeak / $ppeak" | bc),$live,$rdrag,$(stat -c %s "$f")"
+        # the general-purpose peers replaying the same events, where they
+        # load; "-" where one does not, and the reap over the smallest
+        local a v best=
+        for a in glibc mimalloc-heap jemalloc-arena; do
+            v=$(grep "^$a," "$WORK/$s.replay" | cut -d, -f2)
+            row="$row,${v:--}"
+            [ -n "$v" ] && { [ -z "$best" ] || [ "$v" -lt "$best" ]; } && best=$v
+        done
+        row="$row,$([ -n "$best" ] && echo "scale=3; $ppeak / $best" | bc || echo -)"
         mv "$f" "$WORK/$s.trace"
     fi
     echo "$row" >>"$CSV"
@@ -309,7 +322,7 @@ run_scenario() {
 
 make_docs
 if [ "$TRACE" = 1 ]; then
-    echo "scenario,requests,req_peak_median,req_peak_max,region_peak,apr_pool_peak,reap_peak,region_over_reap,apr_pool_over_reap,peak_live,drag_region,trace_bytes" >"$CSV"
+    echo "scenario,requests,req_peak_median,req_peak_max,region_peak,apr_pool_peak,reap_peak,region_over_reap,apr_pool_over_reap,peak_live,drag_region,trace_bytes,glibc_peak,mi_heap_peak,je_arena_peak,reap_over_best_peer" >"$CSV"
 else
     echo "scenario,requests,req_peak_median,req_peak_max${WRK:+,wrk_rps}" >"$CSV"
 fi
