@@ -14,6 +14,14 @@
 # with its least and most within one round (the noise), and those ratios
 # beside the run before's (the ratios file this run
 # replaces: in a fresh checkout, the committed figures; loadtest/compare.py).
+#
+# BASE=DIR (a build directory of another commit, e.g. the previous main's)
+# adds that build's reapbench to every round, right after this build's
+# glibc process and under glibc too, and ends with each reap and APR row
+# of this build over the same row of BASE: medians of the rounds, and in
+# brackets the least and most of the rounds' own ratios (each round's pair
+# ran one after the other).  Below 1, this build is faster.  Written to
+# loadtest/results/reapbench-base.csv.  ROUNDS=N sets the rounds [3].
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
@@ -35,7 +43,12 @@ order=(glibc jemalloc tcmalloc mimalloc)
 rounds=${ROUNDS:-3}
 out=$top/loadtest/results
 mkdir -p "$out"
-rm -f "$out"/reapbench-round-*.csv
+base=${BASE:-}
+if [ -n "$base" ] && [ ! -x "$base/loadtest/reapbench" ]; then
+    echo "reapbench.sh: BASE=$base has no loadtest/reapbench (build it there)" >&2
+    exit 1
+fi
+rm -f "$out"/reapbench-round-*.csv "$out"/reapbench-base-round-*.csv
 for ((r = 1; r <= rounds; r++)); do
     for a in "${order[@]}"; do
         if [ -n "${preload[$a]}" ] && [ ! -e "${preload[$a]}" ]; then
@@ -45,6 +58,11 @@ for ((r = 1; r <= rounds; r++)); do
         echo "round $r/$rounds: $a" >&2
         LD_PRELOAD=${preload[$a]} "$bench" --label "$a" --reps 3 \
             --csv "$out/reapbench-round-$r-$a.csv" "$@" >/dev/null
+        if [ -n "$base" ] && [ "$a" = glibc ]; then
+            echo "round $r/$rounds: glibc, BASE's build" >&2
+            "$base/loadtest/reapbench" --label glibc --reps 3 \
+                --csv "$out/reapbench-base-round-$r.csv" "$@" >/dev/null
+        fi
     done
 done
 prev=$(mktemp)
@@ -126,3 +144,31 @@ print(f"(medians over {len(all_rounds)} rounds; in brackets, the least and most 
       " which the ratio of all rounds' medians can fall just outside; CSV: loadtest/results/reapbench-ratios.csv)")
 PY
 python3 "$top/loadtest/compare.py" "$out/reapbench-ratios.csv" --before "$prev"
+[ -z "$base" ] && exit 0
+# This build against BASE, row by row: both under glibc, round by round.
+python3 - "$out" "$base" <<'PY'
+import csv, glob, re, statistics, sys
+out, base = sys.argv[1], sys.argv[2]
+def load(pattern):
+    got = {}
+    for f in glob.glob(f"{out}/{pattern}"):
+        rnd = int(re.search(r"round-(\d+)", f).group(1))
+        for row in csv.DictReader(open(f)):
+            if row["allocator"] in ("reap", "reap-free", "apr-pool"):
+                got.setdefault((row["workload"], row["allocator"]), {})[rnd] = float(row["ns_per_alloc"])
+    return got
+now, then = load("reapbench-round-*-glibc.csv"), load("reapbench-base-round-*.csv")
+print()
+print(f"this build ÷ BASE ({base}), ns per allocation under glibc; below 1 this build is faster")
+lines = ["workload,allocator,ns_now,ns_base,ratio,ratio_min,ratio_max,rounds"]
+for key in sorted(now, key=lambda k: ("batch halffree mixed request reuse".split().index(k[0]), k[1])):
+    if key not in then:
+        continue
+    rounds = sorted(set(now[key]) & set(then[key]))
+    per = [now[key][r] / then[key][r] for r in rounds]
+    a, b = statistics.median(now[key][r] for r in rounds), statistics.median(then[key][r] for r in rounds)
+    print(f"{key[0]:9} {key[1]:9} {a:8.2f} {b:8.2f}  {a / b:5.2f} [{min(per):.2f}-{max(per):.2f}]")
+    lines.append(f"{key[0]},{key[1]},{a:.3f},{b:.3f},{a / b:.3f},{min(per):.3f},{max(per):.3f},{len(rounds)}")
+open(f"{out}/reapbench-base.csv", "w").write("\n".join(lines) + "\n")
+print("(CSV: loadtest/results/reapbench-base.csv)")
+PY
