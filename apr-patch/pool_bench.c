@@ -17,6 +17,11 @@
  * request pool made and destroyed in a pool that owns its allocator, then
  * that pool cleared, as an MPM clears a connection's pool); and, on the
  * reap-backed APR only, an allocate/apr_pfree loop.
+ *
+ * Arguments name the figures to take (palloc, request, connection, live,
+ * pfree); none takes them all.  `pool_bench palloc` under callgrind
+ * with --toggle-collect=apr_palloc counts apr_palloc's instructions a
+ * call: the total over its 10,000,000 calls (docs/benchmarks.md).
  */
 #define _GNU_SOURCE 1   /* dladdr, RTLD_DEFAULT */
 #include <dlfcn.h>
@@ -179,8 +184,21 @@ static void bench_pfree_loop(apr_pool_t *p, pfree_fn pfree)
     apr_pool_clear(p);
 }
 
-int main(void)
+/* Is figure name asked for by the arguments (all are, when there are none)? */
+static int wanted(int argc, char **argv, const char *name)
 {
+    if (argc < 2)
+        return 1;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const char *const names[] = {"palloc", "request", "connection", "live", "pfree"};
+
     apr_pool_t *pool, *parent;
     Dl_info info;
     pfree_fn pfree;
@@ -191,16 +209,30 @@ int main(void)
         fprintf(stderr, "pool_bench: APR initialisation failed\n");
         return 1;
     }
+    for (int i = 1; i < argc; i++) {
+        int known = 0;
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+            known |= strcmp(argv[i], names[k]) == 0;
+        if (!known) {
+            fprintf(stderr, "pool_bench: unknown figure %s (palloc, request, "
+                    "connection, live, pfree)\n", argv[i]);
+            return 2;
+        }
+    }
     pfree = (pfree_fn)dlsym(RTLD_DEFAULT, "apr_pfree");
     if (dladdr((void *)apr_palloc, &info) && info.dli_fname)
         printf("libapr: %s\n", info.dli_fname);
     printf("apr_pfree: %s\n", pfree ? "yes" : "no");
 
-    bench_palloc(pool);
-    bench_request_cycle(parent);
-    bench_connection_cycle();
-    bench_live_footprint(parent);
-    if (pfree)
+    if (wanted(argc, argv, "palloc"))
+        bench_palloc(pool);
+    if (wanted(argc, argv, "request"))
+        bench_request_cycle(parent);
+    if (wanted(argc, argv, "connection"))
+        bench_connection_cycle();
+    if (wanted(argc, argv, "live"))
+        bench_live_footprint(parent);
+    if (pfree && wanted(argc, argv, "pfree"))
         bench_pfree_loop(pool, pfree);
 
     apr_terminate();
