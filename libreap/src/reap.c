@@ -191,7 +191,7 @@ void reap_destroy(reap_t *r)
         rp_trace_reap(RP_TRACE_DESTROY, r);
     if (r->parent) {
         size_t hint = rp_opt.first_chunk;
-        while (hint * 2 <= r->peak_footprint && hint * 2 <= rp_opt.max_chunk)
+        while (hint * 4 <= r->peak_footprint && hint * 2 <= rp_opt.max_chunk)
             hint *= 2;
         atomic_store_explicit(&r->parent->child_chunk, hint, memory_order_relaxed);
         unlink_child(r->parent, r);
