@@ -15,6 +15,22 @@
  * limitations under the License.
  */
 
+/*
+ * Changed by the reap project (see NOTICE): Debian's apache2 2.4.68 file
+ * with frees (ap_pfree from mod_reap.h).  The input filter (InputSed)
+ * passes its output on in buckets of about 8 KB, which it allocated from
+ * the request pool and wrapped in pool buckets: the memory outlived the
+ * bucket, so a 100 MB PUT through InputSed grew the request pool by
+ * 100 MB.  When ap_pfree() frees (the reap-backed APR with mod_reap), those
+ * chunks now carry the pool in a header and go into heap buckets whose
+ * free function gives them back to the pool when the reader destroys the
+ * bucket; the pool's cleanup converts nothing and frees nothing twice.  On
+ * Debian's stock APR the filter keeps its pool buckets, as Debian's does.
+ * The output filter (OutputSed) is unchanged: it writes into a scratch
+ * subpool with transient buckets and clears it every
+ * MAX_TRANSIENT_BUCKETS.  The diff: make -C build httpd-diff.
+ */
+
 #include "httpd.h"
 #include "http_config.h"
 #include "http_log.h"
@@ -24,6 +40,7 @@
 #include "apr_buckets.h"
 #include "http_request.h"
 #include "libsed.h"
+#include "mod_reap.h"          /* ap_pfree() */
 
 static const char *sed_filter_name = "Sed";
 #define MODSED_OUTBUF_SIZE 8000
@@ -54,7 +71,16 @@ typedef struct sed_filter_ctxt
     apr_size_t bufsize;
     apr_pool_t *tpool;
     int numbuckets;
+    int freeing;    /* tpool is r->pool and ap_pfree() frees: chunks carry
+                     * a sed_chunk header and go into heap buckets */
 } sed_filter_ctxt;
+
+/* The header of a chunk the input filter hands on when it frees: the pool
+ * the chunk must go back to, the data after it. */
+typedef union sed_chunk {
+    apr_pool_t *pool;
+    void *align;
+} sed_chunk;
 
 module AP_MODULE_DECLARE_DATA sed_module;
 
@@ -91,9 +117,32 @@ static void clear_ctxpool(sed_filter_ctxt* ctx)
 /* alloc_outbuf
  * allocate output buffer
  */
+/* alloc_chunk: size bytes of tpool for a bucket; with ctx->freeing, behind
+ * a sed_chunk header that names the pool (sed_chunk_free).
+ */
+static char *alloc_chunk(sed_filter_ctxt *ctx, apr_size_t size)
+{
+    sed_chunk *c;
+
+    if (!ctx->freeing) {
+        return apr_palloc(ctx->tpool, size);
+    }
+    c = apr_palloc(ctx->tpool, sizeof(*c) + size);
+    c->pool = ctx->tpool;
+    return (char *)(c + 1);
+}
+
+/* sed_chunk_free: a heap bucket's free function for alloc_chunk's chunks. */
+static void sed_chunk_free(void *data)
+{
+    sed_chunk *c = (sed_chunk *)data - 1;
+
+    ap_pfree(c->pool, c);
+}
+
 static void alloc_outbuf(sed_filter_ctxt* ctx)
 {
-    ctx->outbuf = apr_palloc(ctx->tpool, ctx->bufsize + 1);
+    ctx->outbuf = alloc_chunk(ctx, ctx->bufsize + 1);
     ctx->curoutbuf = ctx->outbuf;
 }
 
@@ -104,7 +153,13 @@ static apr_status_t append_bucket(sed_filter_ctxt* ctx, char* buf, apr_size_t sz
 {
     apr_status_t status = APR_SUCCESS;
     apr_bucket *b;
-    if (ctx->tpool == ctx->r->pool) {
+    if (ctx->freeing) {
+        /* An alloc_chunk chunk: back to the pool with its bucket */
+        b = apr_bucket_heap_create(buf, sz, sed_chunk_free,
+                                   ctx->r->connection->bucket_alloc);
+        APR_BRIGADE_INSERT_TAIL(ctx->bb, b);
+    }
+    else if (ctx->tpool == ctx->r->pool) {
         /* We are not using transient bucket */
         b = apr_bucket_pool_create(buf, sz, ctx->r->pool,
                                    ctx->r->connection->bucket_alloc);
@@ -138,7 +193,8 @@ static apr_status_t flush_output_buffer(sed_filter_ctxt *ctx)
     apr_status_t status = APR_SUCCESS;
     if ((ctx->outbuf == NULL) || (size <=0))
         return status;
-    out = apr_pmemdup(ctx->tpool, ctx->outbuf, size);
+    out = alloc_chunk(ctx, size);
+    memcpy(out, ctx->outbuf, size);
     status = append_bucket(ctx, out, size);
     ctx->curoutbuf = ctx->outbuf;
     return status;
@@ -172,7 +228,9 @@ static apr_status_t sed_write_output(void *dummy, char *buf, apr_size_t sz)
             /* if size is bigger than the allocated buffer directly add to output
              * brigade */
             if (sz >= ctx->bufsize) {
-                char* newbuf = apr_pmemdup(ctx->tpool, buf, sz);
+                char* newbuf = alloc_chunk(ctx, sz);
+
+                memcpy(newbuf, buf, sz);
                 status = append_bucket(ctx, newbuf, sz);
                 if (status == APR_SUCCESS) {
                     /* old buffer is now used so allocate new buffer */
@@ -266,6 +324,7 @@ static apr_status_t init_context(ap_filter_t *f, sed_expr_config *sed_cfg, int u
     }
     else {
         ctx->tpool = r->pool;
+        ctx->freeing = ap_pfree_works();
     }
     alloc_outbuf(ctx);
     f->ctx = ctx;

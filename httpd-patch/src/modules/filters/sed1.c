@@ -18,12 +18,25 @@
  * limitations under the License.
  */
 
+/*
+ * Changed by the reap project (see NOTICE): Debian's apache2 2.4.68 file
+ * with one free.  grow_buffer() copies a line, hold or generation buffer
+ * into one twice as large and used to abandon the old one in the pool, so a
+ * long line (a 4 MB line through OutputSed) left every smaller copy in the
+ * request pool; it now frees the old buffer with ap_pfree (mod_reap.h), a
+ * no-op on Debian's stock APR.  Every pointer into the old buffer is moved
+ * to the new one by the callers (append_to_linebuf's step_vars) or is not
+ * used again before the next match sets it.  The diff: make -C build
+ * httpd-diff.
+ */
+
 #include "apr.h"
 #include "apr_lib.h"
 #include "libsed.h"
 #include "sed.h"
 #include "apr_strings.h"
 #include "regexp.h"
+#include "mod_reap.h"          /* ap_pfree() */
 
 static const char *const trans[040]  = {
     "\\01",
@@ -119,6 +132,8 @@ static apr_status_t grow_buffer(apr_pool_t *pool, char **buffer,
     if ((*cursize > 0) && *buffer) {
         memcpy(newbuffer, *buffer, *cursize);
     }
+    /* the old buffer came from this pool too (sed_init_eval, or here) */
+    ap_pfree(pool, *buffer);
     *buffer = newbuffer;
     *cursize = newsize;
     if (spend != buffer) {

@@ -25,6 +25,15 @@
  * Version sort added by Martin Pool <mbp@humbug.org.au>.
  */
 
+/*
+ * Changed by the reap project (see NOTICE): Debian's apache2 2.4.68 file
+ * with one free (ap_pfree from mod_reap.h; a no-op on Debian's stock APR).
+ * make_autoindex_entry() built every directory entry's full path in the
+ * request pool only to test it against IndexIgnore (ignore_entry()); the
+ * path is now freed right after the test, so a listing of 100,000 files no
+ * longer keeps 100,000 dead paths.  The diff: make -C build httpd-diff.
+ */
+
 #include "apr_strings.h"
 #include "apr_fnmatch.h"
 #include "apr_strings.h"
@@ -44,6 +53,7 @@
 #include "util_script.h"
 
 #include "mod_core.h"
+#include "mod_reap.h"          /* ap_pfree() */
 
 module AP_MODULE_DECLARE_DATA autoindex_module;
 
@@ -1309,6 +1319,8 @@ static struct ent *make_autoindex_entry(const apr_finfo_t *dirent,
     request_rec *rr;
     struct ent *p;
     int show_forbidden = 0;
+    char *path;
+    int ignored;
 
     /* Dot is ignored, Parent is handled by make_parent_entry() */
     if ((dirent->name[0] == '.') && (!dirent->name[1]
@@ -1330,8 +1342,10 @@ static struct ent *make_autoindex_entry(const apr_finfo_t *dirent,
         return (NULL);
     }
 
-    if (ignore_entry(d, ap_make_full_path(r->pool,
-                                          r->filename, dirent->name))) {
+    path = ap_make_full_path(r->pool, r->filename, dirent->name);
+    ignored = ignore_entry(d, path);
+    ap_pfree(r->pool, path);
+    if (ignored) {
         return (NULL);
     }
 

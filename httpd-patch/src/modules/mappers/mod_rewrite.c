@@ -46,6 +46,26 @@
  *      www.engelschall.com
  */
 
+/*
+ * Changed by the reap project (see NOTICE): Debian's apache2 2.4.68 file
+ * with frees (ap_pfree from mod_reap.h; a no-op on Debian's stock APR) and
+ * one change of Debian's 2.4.71.
+ * - apply_rewrite_cond() expanded every condition's test string into the
+ *   request pool (do_expand), and lookup_variable() copied each variable's
+ *   name and value there too: 500 conditions on %{REQUEST_URI} of a 7 KB
+ *   URI left 7 MB in the pool.  do_expand() now frees the name once it has
+ *   been looked up and the values once they are copied into the result,
+ *   and apply_rewrite_cond() frees the expanded string once it is tested,
+ *   unless it became the %N backreference source (ctx->briRC.source).
+ * - 2.4.71's lookahead (%{LA-U:...}, %{LA-F:...}) copies ctx->vary_this
+ *   into the request pool before the subrequest that allocated it is
+ *   destroyed.  Debian's archive serves no 2.4.71 source; the change was
+ *   read from Debian's 2.4.71 mod_rewrite.so, and this file without the
+ *   frees compiles to its machine code exactly
+ *   (httpd-patch/build-modules.sh --compare-debian, httpd-patch/README.md).
+ * The diff: make -C build httpd-diff.
+ */
+
 #include "apr.h"
 #include "apr_strings.h"
 #include "apr_hash.h"
@@ -104,6 +124,7 @@
 #include "util_mutex.h"
 
 #include "mod_rewrite.h"
+#include "mod_reap.h"          /* ap_pfree() */
 #include "ap_expr.h"
 
 #include "test_char.h"
@@ -2438,7 +2459,8 @@ static char *do_expand(char *input, rewrite_ctx *ctx, rewriterule_entry *entry,
 #define EXPAND_SPECIALS "\\$%"
     result_list *result, *current;
     result_list sresult[SMALL_EXPANSION];
-    unsigned spc = 0;
+    char *values[SMALL_EXPANSION];  /* lookup_variable's, freed at the end */
+    unsigned spc = 0, nvalues = 0;
     apr_size_t span, inputlen, outlen;
     char *p, *c;
     apr_pool_t *pool = ctx->r->pool;
@@ -2522,7 +2544,16 @@ static char *do_expand(char *input, rewrite_ctx *ctx, rewriterule_entry *entry,
 
             /* variable lookup */
             else if (*p == '%') {
-                p = lookup_variable(apr_pstrmemdup(pool, p+2, endp-p-2), ctx);
+                apr_size_t namelen = endp-p-2;
+                char *name = apr_pstrmemdup(pool, p+2, namelen);
+
+                /* a name under 4 bytes gets a literal "", any other a
+                 * copy in the pool: dead once the result is assembled */
+                p = lookup_variable(name, ctx);
+                if (namelen >= 4 && nvalues < SMALL_EXPANSION) {
+                    values[nvalues++] = p;
+                }
+                ap_pfree(pool, name);
 
                 span = strlen(p);
                 current->len = span;
@@ -2691,6 +2722,9 @@ static char *do_expand(char *input, rewrite_ctx *ctx, rewriterule_entry *entry,
 
     p[outlen] = '\0';
 
+    while (nvalues > 0) {
+        ap_pfree(pool, values[--nvalues]);
+    }
     return p;
 }
 
@@ -4316,6 +4350,10 @@ test_str_l:
                (p->flags & CONDFLAG_NOCASE) ? " [NC]" : "",
                rc ? "matched" : "not-matched");
 
+    /* do_expand's string, dead unless kept as the backreference source */
+    if (input != NULL && input != ctx->briRC.source) {
+        ap_pfree(r->pool, input);
+    }
     return rc;
 }
 
