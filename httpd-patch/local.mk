@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: Apache-2.0
+# Copyright 2026 The reap project authors (see NOTICE).
+# httpd-patch: reap-aware builds of Debian's mod_dav_fs, mod_sed,
+# mod_rewrite and mod_autoindex (httpd-patch/README.md).
+#
+#   make httpd-modules   build-modules.sh: Debian's apache2 source with
+#                        httpd-patch/src/ dropped in, the modules built with
+#                        apxs into httpd-modules/lib/ of the build tree
+#   make httpd-diff      the unified diff, pristine against httpd-patch/src/
+#   make check-httpd     runs tests/httpd/test_reap_modules.sh on them
+EXTRA_DIST += httpd-patch/README.md httpd-patch/build-modules.sh \
+	httpd-patch/compare-code.py httpd-patch/PRISTINE.sha256 httpd-patch/src \
+	tests/httpd/test_reap_modules.sh tests/httpd-tests/run.sh tests/httpd-tests/tap.py
+
+BUILD_MODULES = $(top_srcdir)/httpd-patch/build-modules.sh --build-dir $(abs_top_builddir)
+
+httpd-modules:
+	$(BUILD_MODULES)
+
+httpd-diff:
+	$(BUILD_MODULES) --diff httpd-patch/reap-modules.diff
+CLEANFILES += httpd-patch/reap-modules.diff
+
+if HAVE_APXS
+HTTPD_TESTS += tests/httpd/test_reap_modules.sh
+endif
+
+.PHONY: httpd-modules httpd-diff
