@@ -9,7 +9,8 @@
 #   ours    the reap-backed APR, our modules, mod_reap
 #   stock   Debian's APR, our modules (ap_pfree does nothing there)
 # Workloads: a PROPFIND (Depth 1) of a generated collection, a PUT through
-# InputSed, a long line through OutputSed, a FancyIndexing listing, 300
+# InputSed, a long line through OutputSed (one substitution: s///g on a
+# 1 MB line is quadratic in mod_sed and takes minutes), a FancyIndexing listing, 300
 # RewriteConds on a long URI.  Checked:
 # - every answer of ours and stock is byte for byte debian's (and the PUT
 #   stored, and the sed outputs are, what tr computes from the input);
@@ -69,7 +70,7 @@ for depth in range(40):
 EOF
 python3 -c "import sys; sys.stdout.write(('a' * 79 + '\n') * ($PUT_MB * 1024 * 1024 // 80))" >"$T/put.txt"
 tr a b <"$T/put.txt" >"$T/put.expected"
-tr x y <"$DATA/long/line.txt" >"$T/long.expected"
+sed s/abcdef/ABCDEF/ <"$DATA/long/line.txt" >"$T/long.expected"
 chown -R www-data:www-data "$DATA" 2>/dev/null || chmod -R a+rwX "$DATA"
 chmod 755 "$T"
 
@@ -109,7 +110,7 @@ Alias /data "$DATA"
 </Location>
 <Location /data/long>
     SetOutputFilter Sed
-    OutputSed "s/x/y/g"
+    OutputSed "s/abcdef/ABCDEF/"
 </Location>
 <Location /data/list>
     IndexOptions FancyIndexing
@@ -200,7 +201,7 @@ mr_check "statuses: PROPFIND 207, PUT 201, GETs 200, Depth infinity 403, deep 20
 for s in debian ours stock; do
     mr_check "$s: the PUT stored what InputSed made of it (tr a b)" cmp -s "$T/$s.stored" "$T/put.expected"
 done
-mr_check "the long line came out as tr x y makes it" cmp -s "$T/debian.long.body" "$T/long.expected"
+mr_check "the long line came out as sed makes it" cmp -s "$T/debian.long.body" "$T/long.expected"
 mr_check "the rewrite reached its target" eval "grep -q rewritten '$T/debian.rewrite.body'"
 for w in propfind put long list rewrite; do
     eval "p_ours=\$PEAK_ours_$w p_deb=\$PEAK_debian_$w f_ours=\$FREES_ours_$w"
