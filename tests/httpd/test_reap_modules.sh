@@ -40,7 +40,7 @@ MR_THREADS=4
 
 FILES=3000          # the PROPFIND's and the listing's collection
 PUT_MB=4            # the PUT through InputSed
-LINE_KB=1024        # the line through OutputSed
+LINE_KB=256         # the line through OutputSed
 CONDS=300           # RewriteConds
 URI_KB=4            # the rewritten URI's length
 LIMIT=4M            # ReapRequestLimit of the deep PROPFIND
@@ -177,7 +177,7 @@ run_side() {
     workload toolarge -T "$T/put.txt" "$U/data/limited/big.txt"
     workload hugequery "$U/rw/x?$HUGE_QUERY"
     mr_check "$SIDE: no child crashed" eval "! grep -q 'exit signal' '$MR_ROOT/logs/error.log'"
-    mr_check "$SIDE: error log clean" mr_log_clean 'AH00124|AH00126|request failed: URI too long|AH02609|AH00566|mod_reap: libreap'
+    mr_check "$SIDE: error log clean" mr_log_clean 'AH00124|AH00126|request failed: URI too long|AH02609|AH00566|mod_reap: libreap|reading the request body \(URI: /data/limited/'
     mr_stop
 }
 
@@ -204,8 +204,10 @@ done
 mr_check "the long line came out as sed makes it" cmp -s "$T/debian.long.body" "$T/long.expected"
 mr_check "the rewrite reached its target" eval "grep -q rewritten '$T/debian.rewrite.body'"
 for w in propfind put long list rewrite; do
-    eval "p_ours=\$PEAK_ours_$w p_deb=\$PEAK_debian_$w f_ours=\$FREES_ours_$w"
-    mr_check "$w: our module freed ($f_ours frees)" test "$f_ours" -gt 0
+    eval "p_ours=\$PEAK_ours_$w p_deb=\$PEAK_debian_$w f_ours=\$FREES_ours_$w f_deb=\$FREES_debian_$w"
+    # the count includes the /reap-status request before it: Debian's
+    # module's count of the same workload is that baseline
+    mr_check "$w: our module freed ($f_ours frees, Debian's $f_deb)" test "$f_ours" -gt "$f_deb"
     # the long line's buffers double: each freed one is smaller than the
     # next, so the peak is not lower at this size (docs/modules.md)
     op=-lt
