@@ -155,6 +155,12 @@ frees_total() {
 workload() {
     name=$1
     shift
+    if [ -z "$MR_APR_LIB" ]; then     # stock APR: no figures, only the answer
+        curl -s -o "$T/$SIDE.$name.body" -w '%{http_code}\n' "$@" >"$T/$SIDE.$name"
+        cat "$T/$SIDE.$name.body" >>"$T/$SIDE.$name"
+        mr_say "# $SIDE $name: $(head -1 "$T/$SIDE.$name")"
+        return
+    fi
     before=$(frees_total)
     code=$(curl -s -o "$T/$SIDE.$name.body" -w '%{http_code}' "$@")
     MR_SENT=$((MR_SENT + 1))
