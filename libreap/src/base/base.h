@@ -21,6 +21,11 @@
  *     allocator holds empty; after it, in_use counts only blocks handed out.
  *   - rp_base_wait_begin()/_end() bracket a wait for work, during which
  *     rp_base_trim() in another thread may flush the caller's cache.
+ *   - rp_base_block_of(p, &size) returns the start of the block holding p
+ *     (any byte of it) and its usable size, or NULL when p is in no
+ *     block the allocator keeps; any pointer may be asked, it reads no
+ *     memory the allocator does not own.  A free block is found too: the
+ *     caller tells its own blocks by their contents.
  *   - rp_base_get_stats() fills a snapshot of the figures below
  *     (reap_get_base_stats() hands them to the program).
  */
@@ -44,6 +49,7 @@ void rp_base_init(void);
 void *rp_base_alloc(size_t size);
 void rp_base_free(void *p, size_t size);
 size_t rp_base_usable(size_t size);
+void *rp_base_block_of(const void *p, size_t *size);
 void rp_base_get_stats(rp_base_stats_t *out);
 void rp_base_trim(void);
 void rp_base_wait_begin(void);

@@ -61,7 +61,7 @@
  * unused through a decay period, they go to the global heap at its next
  * balance or another heap's sweep),
  * H = heaps, R = retain_bytes, T = threads, C = sum over classes of
- * 3/2 * max(tcache_bytes, 2 * size for sizes <= 16 KiB) (a bin's list
+ * 3/2 * max(tcache_bytes, 2 * size) (a bin's list
  * holds up to cap blocks and its range, what is left of a refill's piece
  * of never-used blocks, fewer than cap/2 + 1 more; about classes * 12 KiB
  * + 72 KiB), G = tcache_grow (what bins that overflow after running
@@ -81,6 +81,7 @@
 #include <stdint.h>
 
 #include "../util/common.h" /* config.h, RP_LIKELY, RP_ASSERT */
+#include "addrmap.h"
 #include "../util/list.h"
 
 /* The name misuse reports start with: "libreap-malloc" in the preloaded
@@ -203,12 +204,35 @@ bool rp_hd_os_purge(void *p, size_t len);
  * only returned counts them. */
 bool rp_hd_os_purge_in_place(void *p, size_t len);
 
+/* ---- the address map (addrmap.c, addrmap.h) -------------------------- */
+
+/* Reads S (rp_hd_opt.sb_size); rp_hd_init() calls it before any mapping. */
+void rp_hd_map_init(void);
+/* Sets the byte of every granule whose start lies in len bytes at start to
+ * v (addrmap.h: 1 mapped by the allocator, 0 not, 0x80 | s a superblock
+ * of aligned 2^s-byte blocks); false when a leaf could not be
+ * made (out of memory) or the range lies above the map. */
+bool rp_hd_map_set(const void *start, size_t len, uint8_t v);
+/* Marks the granules after a large object's header at head, up to end,
+ * as its own (live) or as plain mapped memory again. */
+void rp_hd_map_large(const void *head, const void *end, bool live);
+/* The header p's granule belongs to (a superblock, a large object, or
+ * zeroed or stale memory: check its magic), or NULL when reading it could
+ * fault.  Reads nothing at p. */
+const struct rp_hd_sb *rp_hd_map_header(const void *p);
+
 /* ---- size classes (sizeclass.c) ----------------------------------------- */
 
 typedef struct rp_hd_classes {
     uint32_t n;                             /* number of classes */
     uint32_t size[RP_HD_MAX_CLASSES];       /* ascending, multiples of 16 */
     uint32_t nblocks[RP_HD_MAX_CLASSES];    /* blocks per superblock */
+    /* log2 of where a superblock's first block starts: 7 (RP_HD_HDR), or
+     * for a power-of-two size above RP_HD_HDR the size itself, so that
+     * every block is aligned to its size (reap chunks are found by
+     * rounding down, addrmap.h) at no cost: the header takes a block's
+     * room either way, (S - 128) / size being S / size - 1 */
+    uint8_t first_shift[RP_HD_MAX_CLASSES];
     /* class of sizes <= 1024 by (n+15)/16; atomic (relaxed) because malloc's
      * fast path reads it in threads that have not yet waited for
      * rp_hd_init(), while the first thread fills it: what they read then
@@ -264,9 +288,13 @@ typedef struct rp_hd_sb {
     uint32_t size;                       /* block size (superblocks) */
     _Atomic uint8_t interior;            /* an aligned alloc handed out an interior pointer */
     uint8_t group;                       /* fullness group it is listed in */
+    uint8_t first_shift;                 /* blocks start 2^first_shift bytes in
+                                          * (rp_hd_sb_blocks) */
     void *free;                          /* LIFO list of returned blocks */
     char *bump;                          /* first never-used block */
     char *end;                           /* end of the last whole block; large: of the object */
+    uint64_t recip;                      /* ceil(2^64 / size): a block's index is the high
+                                          * word of its offset times recip (superblocks) */
     struct rp_hd_sb *prev, *next;        /* in owner's group or empty list */
     uint32_t used;                       /* blocks out: program, tcache or outbox */
     uint32_t nblocks;                    /* used <= nblocks */
@@ -292,6 +320,12 @@ RP_LIST(rp_hd_sb_list, rp_hd_sb_t, next, prev)
 
 extern size_t rp_hd_sb_mask; /* ~(S - 1) */
 
+/* Where sb's blocks start. */
+static inline char *rp_hd_sb_blocks(const rp_hd_sb_t *sb)
+{
+    return (char *)sb + ((size_t)1 << sb->first_shift);
+}
+
 /* Header of any pointer this allocator handed out. */
 static inline rp_hd_sb_t *rp_hd_hdr(const void *p)
 {
@@ -311,7 +345,7 @@ void rp_hd_sb_keys_init(void);
  * multiple of the size; only a wild pointer is there. */
 static inline bool rp_hd_sb_misplaced(const rp_hd_sb_t *sb, const void *p)
 {
-    uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)sb - RP_HD_HDR);
+    uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)rp_hd_sb_blocks(sb));
     uint64_t divc = atomic_load_explicit(&sb->divc, memory_order_relaxed);
     return off * divc >= divc;
 }
@@ -342,7 +376,7 @@ static inline void rp_hd_sb_push(rp_hd_sb_t *sb, void *p)
 /* The index of sb's block that holds p (p in its block area). */
 static inline size_t rp_hd_sb_index(const rp_hd_sb_t *sb, const void *p)
 {
-    return (size_t)((const char *)p - ((const char *)sb + RP_HD_HDR)) / sb->size;
+    return (size_t)((const char *)p - rp_hd_sb_blocks(sb)) / sb->size;
 }
 
 /* Parked blocks.  A free block keeps its first page resident for its
@@ -386,7 +420,7 @@ static inline bool rp_hd_sb_is_parked(const rp_hd_sb_t *sb, const void *b)
 static inline void rp_hd_sb_reset(rp_hd_sb_t *sb)
 {
     sb->free = NULL;
-    sb->bump = (char *)sb + RP_HD_HDR;
+    sb->bump = rp_hd_sb_blocks(sb);
     sb->key = rp_hd_sb_new_key(); /* the old one is in blocks bump order hands out */
     if (atomic_load_explicit(&sb->parked, memory_order_relaxed)) {
         atomic_store_explicit(&sb->parked, 0, memory_order_relaxed);

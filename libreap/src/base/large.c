@@ -26,7 +26,9 @@
  * operation, so the cache holds what the program recycles now, not the
  * most it ever freed (a server's footprint falls after a peak).  A cached
  * mapping's header says RP_HD_CACHED_MAGIC, so freeing its object again
- * is reported as a double free instead of caching it twice.
+ * is reported as a double free instead of caching it twice.  The address
+ * map (addrmap.c) leads every granule of a live or cached object back to
+ * its header.
  */
 #define _GNU_SOURCE /* PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP */
 #include <pthread.h>
@@ -148,10 +150,13 @@ static void give_back_all(rp_hd_sb_t **list, uint32_t n)
         size_t len = h->map_len;
         h->magic = 0;
         atomic_fetch_sub_explicit(&large_mapped, len, memory_order_relaxed);
-        if (carved)
+        if (carved) {
+            rp_hd_map_large(h, h->end, false);
             rp_hd_space_give(base, len);
-        else
+        } else {
+            rp_hd_map_set(base, len, 0);
             rp_hd_os_unmap(base, len);
+        }
     }
 }
 
@@ -223,6 +228,10 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
         base = map_base = rp_hd_space_take(span_len, span_len, &map_len);
     } else {
         base = rp_hd_os_map_loose(len, align > s ? align : s, &map_base, &map_len);
+        if (base && !rp_hd_map_set(map_base, map_len, 1)) {
+            rp_hd_os_unmap(map_base, map_len);
+            base = NULL;
+        }
     }
     if (!base)
         return NULL;
@@ -233,6 +242,7 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
     h->map_len = map_len;
     h->usable = len - off;
     h->end = base + len;
+    rp_hd_map_large(h, h->end, true); /* interior pointers find h */
     atomic_fetch_add_explicit(&large_mapped, h->map_len, memory_order_relaxed);
     *fresh = true;
     return base + off;

@@ -29,6 +29,8 @@
  * (a reserve's uncarved rest is not memory the allocator holds), `maps'
  * the reserves mapped, `unmaps' and `returned' every give-back.
  * space_lock is a leaf: taken under heap locks, never the other way.
+ * Every reserve is in the address map (addrmap.c) from its mapping to
+ * its unmapping, so a lookup may read any granule's start inside it.
  */
 #define _GNU_SOURCE /* PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP */
 #include <pthread.h>
@@ -98,6 +100,14 @@ static uint32_t add_span(char *start, char *end)
     return i;
 }
 
+/* Address space that holds nothing goes back to the kernel, and out of
+ * the map first: nothing may read it now. */
+static void unreserve(void *p, size_t len)
+{
+    rp_hd_map_set(p, len, 0);
+    rp_hd_os_unreserve(p, len);
+}
+
 /* Maps a reserve of at least want bytes and adds it to the spans;
  * returns its span's index, or SPAN_MAX (nothing mapped, or the array
  * full: then the reserve is unmapped again).  space_lock held. */
@@ -111,9 +121,9 @@ static uint32_t add_reserve(size_t want, size_t s)
         return SPAN_MAX;
     if (reserve_len < RESERVE_MAX)
         reserve_len *= 2;
-    uint32_t i = add_span(p, p + len);
+    uint32_t i = rp_hd_map_set(p, len, 1) ? add_span(p, p + len) : SPAN_MAX;
     if (i == SPAN_MAX)
-        rp_hd_os_unreserve(p, len);
+        unreserve(p, len);
     return i;
 }
 
@@ -144,9 +154,11 @@ void *rp_hd_space_take(size_t want, size_t min, size_t *got)
 
 void rp_hd_space_give(void *p, size_t len)
 {
+    rp_hd_map_set(p, len, 1); /* plain mapped memory again, whatever it held */
     /* Purged before it is a span: a carve may hand it out at once.  If the
      * kernel refuses, unmapping still returns the pages. */
     if (!rp_hd_os_purge(p, len)) {
+        rp_hd_map_set(p, len, 0);
         rp_hd_os_unmap(p, len);
         return;
     }
@@ -154,7 +166,7 @@ void rp_hd_space_give(void *p, size_t len)
     uint32_t i = add_span(p, (char *)p + len);
     pthread_mutex_unlock(&space_lock);
     if (i == SPAN_MAX)
-        rp_hd_os_unreserve(p, len);
+        unreserve(p, len);
 }
 
 size_t rp_hd_space_spans(void)
