@@ -155,6 +155,11 @@ for W in $workloads; do
         make_data "$W" "$N"
         for rep in $(seq 1 "$reps"); do
             for SIDE in stock reap; do one "$rep"; done
+            if [ "$W" = propfind ]; then   # xmlns order differs between processes
+                for s in stock reap; do
+                    "$top/tests/httpd/xmlns_sorted.py" "$T/$s.body" >"$T/$s.sorted" && mv "$T/$s.sorted" "$T/$s.body"
+                done
+            fi
             if ! cmp -s "$T/stock.body" "$T/reap.body"; then
                 echo "FAIL: $W $N: the answers differ"
                 FAILED=1

@@ -198,26 +198,13 @@ run_side debian "$MR_MODDIR" "$REAP_APR"
 run_side ours "$OURS" "$REAP_APR"
 run_side stock "$OURS" ""
 
-# xmlns_sorted <file>: the answer with each element's xmlns declarations
-# sorted.  mod_dav writes them from an apr_hash_t, whose iteration order
-# follows a seed APR takes from the clock and addresses: it differs
-# between processes whatever the modules (XML reads them as one).
-xmlns_sorted() {
-    python3 -c '
-import re, sys
-def order(m):
-    attrs = sorted(re.findall(r" xmlns:\w+=\"[^\"]*\"", m.group(2)))
-    return m.group(1) + "".join(attrs) + ">"
-sys.stdout.write(re.sub(r"(<D:[a-z]+)((?: xmlns:\w+=\"[^\"]*\")+)>", order, open(sys.argv[1]).read()))
-' "$1"
-}
-
 same() {
     cmp -s "$T/$1.$3" "$T/$2.$3" && return 0
     case $3 in
     propfind | deep)
-        xmlns_sorted "$T/$1.$3" >"$T/$1.$3.sorted"
-        xmlns_sorted "$T/$2.$3" >"$T/$2.$3.sorted"
+        # the order of xmlns declarations differs between processes
+        "$(dirname "$0")/xmlns_sorted.py" "$T/$1.$3" >"$T/$1.$3.sorted"
+        "$(dirname "$0")/xmlns_sorted.py" "$T/$2.$3" >"$T/$2.$3.sorted"
         cmp -s "$T/$1.$3.sorted" "$T/$2.$3.sorted" && return 0 ;;
     esac
     diff "$T/$2.$3" "$T/$1.$3" | head -8 | sed 's/^/#   /'
