@@ -7,10 +7,11 @@
 #                        httpd-patch/src/ dropped in, the modules built with
 #                        apxs into httpd-modules/lib/ of the build tree
 #   make httpd-diff      the unified diff, pristine against httpd-patch/src/
-#   make check-httpd     runs tests/httpd/test_reap_modules.sh on them
+#   make check-httpd     runs tests/httpd/test_reap_modules.sh and
+#                        test_litmus.sh (the WebDAV suite litmus) on them
 EXTRA_DIST += httpd-patch/README.md httpd-patch/build-modules.sh \
 	httpd-patch/compare-code.py httpd-patch/PRISTINE.sha256 httpd-patch/src \
-	tests/httpd/test_reap_modules.sh tests/httpd-tests/run.sh tests/httpd-tests/tap.py
+	tests/httpd/test_reap_modules.sh tests/httpd/test_litmus.sh tests/httpd/xmlns_sorted.py tests/httpd-tests/run.sh tests/httpd-tests/tap.py
 
 BUILD_MODULES = $(top_srcdir)/httpd-patch/build-modules.sh --build-dir $(abs_top_builddir)
 
@@ -22,7 +23,7 @@ httpd-diff:
 CLEANFILES += httpd-patch/reap-modules.diff
 
 if HAVE_APXS
-HTTPD_TESTS += tests/httpd/test_reap_modules.sh
+HTTPD_TESTS += tests/httpd/test_reap_modules.sh tests/httpd/test_litmus.sh
 endif
 
 .PHONY: httpd-modules httpd-diff
