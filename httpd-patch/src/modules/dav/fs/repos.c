@@ -16,18 +16,20 @@
 
 /*
  * Changed by the reap project (see NOTICE): Debian's
- * apache2 2.4.68 file with frees (ap_pfree from mod_reap.h) of what a
- * PROPFIND's live properties leave in the request pool.  A resource's
- * property strings, their apr_text nodes and its ETag are dead once mod_dav
- * has streamed the resource's response (dav_propfind_walker ->
- * dav_stream_response, which copies them into the output brigade), but
- * dav_fs_insert_prop allocates them from the request pool, so a PROPFIND
- * grew by about 470 bytes a resource.  dav_fs_insert_prop now records what
- * it allocates in the resource's private data (dead[]), and the walker
- * frees those after the walk callback returns, on PROPFIND only (other
- * methods' callbacks may keep the text); the ETag is freed as soon as it
- * has been copied.  On Debian's stock APR, ap_pfree() does nothing and the
- * module behaves as Debian's.  The diff: make -C build httpd-diff.
+ * apache2 2.4.68 file, changed so that a PROPFIND's memory does not grow
+ * with the number of resources it lists.  Everything a resource's live
+ * properties need is dead once mod_dav has streamed the resource's
+ * response (dav_propfind_walker -> dav_stream_response, which copies it
+ * into the output brigade), but both dav_fs_insert_prop and mod_dav's own
+ * std_liveprop.c allocate it from the walked resource's pool, which was
+ * the request pool: a PROPFIND grew by about 630 bytes a resource.  On a
+ * PROPFIND the walk now gives the resource a subpool of the request pool
+ * (dav_fs_walker_context.scratch) and clears it after each walk callback;
+ * other methods' callbacks may keep what they allocate (errors, responses)
+ * and walk on the request pool as before.  The ETag, which
+ * ap_make_etag_ex takes from the request pool itself, is freed with
+ * ap_pfree (mod_reap.h) once copied; on Debian's stock APR that does
+ * nothing.  The diff: make -C build httpd-diff.
  */
 
 /*
@@ -61,20 +63,11 @@ APLOG_USE_MODULE(dav_fs);
 #define DAV_FS_COPY_BLOCKSIZE   16384   /* copy 16k at a time */
 
 /* context needed to identify a resource */
-/* What dav_fs_insert_prop may leave for one resource: five properties,
- * each a string and a text node. */
-#define DAV_FS_DEAD_MAX 10
-
 struct dav_resource_private {
     apr_pool_t *pool;        /* memory storage pool associated with request */
     const char *pathname;   /* full pathname to resource */
     apr_finfo_t finfo;       /* filesystem info */
     request_rec *r;
-    /* objects of pool that die with the current walk callback: recorded
-     * by dav_fs_insert_prop, freed by dav_fs_walk_done; n_dead <=
-     * DAV_FS_DEAD_MAX (what does not fit is left to the pool) */
-    void *dead[DAV_FS_DEAD_MAX];
-    int n_dead;
 };
 
 /* private context for doing a filesystem walk */
@@ -96,6 +89,10 @@ typedef struct {
     dav_buffer path2;
 
     dav_buffer locknull_buf;
+
+    /* on a PROPFIND, res1's and info1's pool: a subpool of the walk's
+     * pool, cleared after each callback (dav_fs_walk_done); else NULL */
+    apr_pool_t *scratch;
 
 } dav_fs_walker_context;
 
@@ -1557,35 +1554,20 @@ static dav_error * dav_fs_remove_resource(dav_resource *resource,
     return dav_fs_deleteset(info->pool, resource);
 }
 
+/* dav_fs_walk_done: the walk callback for res1 has returned.  A
+ * PROPFIND's callback (mod_dav's dav_propfind_walker) has streamed the
+ * resource's properties by then: what they took from the scratch pool is
+ * dead. */
+static void dav_fs_walk_done(dav_fs_walker_context *fsctx)
+{
+    if (fsctx->scratch != NULL) {
+        apr_pool_clear(fsctx->scratch);
+    }
+}
+
 /* ### move this to dav_util? */
 /* Walk recursively down through directories, *
  * including lock-null resources as we go.    */
-/* dav_fs_dead: a and b, objects of info->pool, die when the current walk
- * callback returns (when there is room to remember them). */
-static void dav_fs_dead(dav_resource_private *info, void *a, void *b)
-{
-    if (info->n_dead + 2 <= DAV_FS_DEAD_MAX) {
-        info->dead[info->n_dead++] = a;
-        info->dead[info->n_dead++] = b;
-    }
-}
-
-/* dav_fs_walk_done: the walk callback for info's resource has returned.
- * A PROPFIND's callback (mod_dav's dav_propfind_walker) has streamed the
- * resource's properties by then, so what dav_fs_insert_prop recorded is
- * dead; other methods may still hold it, and it is only forgotten. */
-static void dav_fs_walk_done(dav_resource_private *info)
-{
-    int i;
-
-    if (info->r != NULL && info->r->method_number == M_PROPFIND) {
-        for (i = 0; i < info->n_dead; i++) {
-            ap_pfree(info->pool, info->dead[i]);
-        }
-    }
-    info->n_dead = 0;
-}
-
 static dav_error * dav_fs_walker(dav_fs_walker_context *fsctx, int depth)
 {
     const dav_walk_params *params = fsctx->params;
@@ -1601,7 +1583,7 @@ static dav_error * dav_fs_walker(dav_fs_walker_context *fsctx, int depth)
                           isdir
                           ? DAV_CALLTYPE_COLLECTION
                           : DAV_CALLTYPE_MEMBER);
-    dav_fs_walk_done(&fsctx->info1);
+    dav_fs_walk_done(fsctx);
     if (err != NULL) {
         return err;
     }
@@ -1712,7 +1694,7 @@ static dav_error * dav_fs_walker(dav_fs_walker_context *fsctx, int depth)
         if (fsctx->info1.finfo.filetype == APR_REG) {
             /* call the function for the specified dir + file */
             err = (*params->func)(&fsctx->wres, DAV_CALLTYPE_MEMBER);
-            dav_fs_walk_done(&fsctx->info1);
+            dav_fs_walk_done(fsctx);
             if (err != NULL) {
                 /* ### maybe add a higher-level description? */
                 break;
@@ -1906,7 +1888,14 @@ static dav_error * dav_fs_internal_walk(const dav_walk_params *params,
 
     fsctx.res1.info = &fsctx.info1;
     fsctx.info1 = *params->root->info;
-    fsctx.info1.n_dead = 0;     /* the root's records are not the walk's */
+    if (root_dst == NULL && fsctx.info1.r != NULL
+        && fsctx.info1.r->method_number == M_PROPFIND) {
+        /* what the properties of one resource take dies with its callback */
+        apr_pool_create(&fsctx.scratch, params->pool);
+        apr_pool_tag(fsctx.scratch, "dav_fs_propfind");
+        fsctx.res1.pool = fsctx.scratch;
+        fsctx.info1.pool = fsctx.scratch;
+    }
 
     /* the pathname is stored in the path1 buffer */
     dav_buffer_init(params->pool, &fsctx.path1, fsctx.info1.pathname);
@@ -1959,6 +1948,9 @@ static dav_error * dav_fs_internal_walk(const dav_walk_params *params,
     /* always return the error, and any/all multistatus responses */
     err = dav_fs_walker(&fsctx, depth);
     *response = fsctx.wres.response;
+    if (fsctx.scratch != NULL) {
+        apr_pool_destroy(fsctx.scratch);
+    }
     return err;
 }
 
@@ -2129,7 +2121,6 @@ static dav_prop_insert dav_fs_insert_prop(const dav_resource *resource,
         /* ap_make_etag_ex's string, from the request pool, copied into s */
         ap_pfree(resource->info->r->pool, (void *)value);
     }
-    dav_fs_dead(resource->info, (void *)s, phdr->last);
 
     /* we inserted what was asked for */
     return what;
