@@ -91,7 +91,7 @@ elif w == 'rewrite':
 # weak (W/), which would make the sides' answers differ by the clock
 import os, time
 then = time.time() - 3600
-for name in os.listdir(f'{t}/data/w'):
+for name in os.listdir(f'{t}/data/w') + ['.']:
     os.utime(f'{t}/data/w/{name}', (then, then))
 EOF
     chmod -R a+rwX "$T/data"
