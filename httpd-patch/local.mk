@@ -9,9 +9,10 @@
 #   make httpd-diff      the unified diff, pristine against httpd-patch/src/
 #   make check-httpd     runs tests/httpd/test_reap_modules.sh and
 #                        test_litmus.sh (the WebDAV suite litmus) on them
-EXTRA_DIST += httpd-patch/README.md httpd-patch/build-modules.sh \
+EXTRA_DIST += httpd-patch/README.md httpd-patch/build-modules.sh httpd-patch/apache2 \
 	httpd-patch/compare-code.py httpd-patch/PRISTINE.sha256 httpd-patch/src \
-	tests/httpd/test_reap_modules.sh tests/httpd/test_litmus.sh tests/httpd/xmlns_sorted.py tests/httpd-tests/run.sh tests/httpd-tests/tap.py
+	tests/httpd/test_reap_modules.sh tests/httpd/test_litmus.sh tests/httpd/xmlns_sorted.py tests/httpd-tests/run.sh tests/httpd-tests/tap.py \
+	loadtest/modules/run.sh loadtest/modules/survey.sh
 
 BUILD_MODULES = $(top_srcdir)/httpd-patch/build-modules.sh --build-dir $(abs_top_builddir)
 
