@@ -225,11 +225,14 @@ Alias /reap-mods "$data"
     SetInputFilter Sed
     InputSed "s/a/b/g"
 </Location>
-<IfModule rewrite_module>
+<Directory "$data/rw">
+    # per directory: Debian's site is a <VirtualHost>, which does not
+    # inherit the server's rewrite rules
     RewriteEngine On
+    RewriteBase /reap-mods/rw/
     RewriteCond %{REQUEST_URI} !^/nomatch/
-    RewriteRule ^/reap-rw/ /reap-mods/rw/target.txt [PT]
-</IfModule>
+    RewriteRule ^x$ target.txt [L]
+</Directory>
 CONF
 python3 -c "import sys; sys.stdout.write(('a' * 79 + '\n') * 20000)" >"$tmp/put.txt"
 tr a b <"$tmp/put.txt" >"$tmp/put.expected"
@@ -242,7 +245,7 @@ answers() {
         http://127.0.0.1/reap-mods/put/in.txt >"$tmp/$1.put"
     cat "$data/put/in.txt" >>"$tmp/$1.put" 2>/dev/null
     curl -s http://127.0.0.1/reap-mods/dav/ >"$tmp/$1.list"
-    curl -s http://127.0.0.1/reap-rw/x >"$tmp/$1.rewrite"
+    curl -s http://127.0.0.1/reap-mods/rw/x >"$tmp/$1.rewrite"
 }
 # the README's one-liner (a2dismod passes over modules not enabled)
 check "switch: a2dismod -f $MODS && a2enmod $REAP_MODS" \
@@ -263,7 +266,8 @@ check "PROPFIND lists the 500 files" \
 check "the PUT through InputSed stored what sed makes of it" \
     eval "head -1 '$tmp/ours.put' | grep -qx 201 && tail -n +2 '$tmp/ours.put' | cmp -s - '$tmp/put.expected'"
 check "the listing names the files" grep -q 'file-500.txt' "$tmp/ours.list"
-check "the rewrite reaches its target" grep -qx rewritten "$tmp/ours.rewrite"
+check "the rewrite reaches its target ($(head -c 60 "$tmp/ours.rewrite" | tr -d '\n'))" \
+    grep -qx rewritten "$tmp/ours.rewrite"
 check "the requests freed (mod_reap's counters: ${frees0:-?}, then ${frees1:-?})" \
     test "${frees1:-0}" -gt $((${frees0:-0} + 100))
 check "back to Debian's modules with one command" \
