@@ -20,7 +20,8 @@ httpd-modules:
 	$(BUILD_MODULES)
 
 httpd-diff:
-	$(BUILD_MODULES) --diff httpd-patch/reap-modules.diff
+	$(MKDIR_P) httpd-patch
+	$(BUILD_MODULES) --diff $(abs_top_builddir)/httpd-patch/reap-modules.diff
 CLEANFILES += httpd-patch/reap-modules.diff
 
 if HAVE_APXS

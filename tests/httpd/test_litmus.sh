@@ -63,13 +63,16 @@ run_side() {
     chown www-data:www-data "$T/dav" "$T/lock" 2>/dev/null || chmod 777 "$T/dav" "$T/lock"
     mr_start
     # litmus's own exit status is 1 when a test fails, on every side alike
-    (cd "$T" && HOME=$T "$LITMUS" "http://127.0.0.1:$MR_PORT/dav/" >"$T/$SIDE.out" 2>&1) || true
+    # (litmus reads its list of suites from TESTS, which make check sets)
+    (cd "$T" && HOME=$T TESTS="basic copymove props locks http" \
+        "$LITMUS" "http://127.0.0.1:$MR_PORT/dav/" >"$T/$SIDE.out" 2>&1) || true
     # " 3. put_get............... pass": the test's name and its result
     # (litmus redraws each line after a carriage return)
     tr '\r' '\n' <"$T/$SIDE.out" |
         sed -n 's/^ *\([0-9]*\)\. \([a-z_0-9]*\)\.* \(pass\|FAIL\|WARNING\|SKIPPED\).*/\1 \2 \3/p' \
             >"$T/$SIDE.results"
     sed -n 's/^<- summary for `\([a-z]*\)'"'"': \(.*\)/# '"$SIDE"' \1: \2/p' "$T/$SIDE.out"
+    [ -s "$T/$SIDE.results" ] || { mr_say "# litmus said:"; head -20 "$T/$SIDE.out" | sed 's/^/#   /'; }
     mr_check "$SIDE: no child crashed" eval "! grep -q 'exit signal' '$MR_ROOT/logs/error.log'"
     mr_stop
 }
@@ -81,7 +84,7 @@ run_side stock "$OURS" ""
 mr_check "litmus ran on Debian's module ($(wc -l <"$T/debian.results") tests)" \
     test "$(wc -l <"$T/debian.results")" -ge 50
 mr_check "Debian's module passed litmus's basic suite" \
-    eval "! grep -q 'summary for .basic.:.*[1-9][0-9]* failed' '$T/debian.out'"
+    grep -q "summary for .basic.: of [1-9][0-9]* tests run: [0-9]* passed, 0 failed" "$T/debian.out"
 for s in ours stock; do
     mr_check "$s: every litmus test has Debian's result" cmp -s "$T/debian.results" "$T/$s.results"
     cmp -s "$T/debian.results" "$T/$s.results" || diff "$T/debian.results" "$T/$s.results" | head -10 | sed 's/^/#   /'
