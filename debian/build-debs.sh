@@ -8,7 +8,8 @@
 #      of debian/control (apt-get build-dep on the copied tree) and lintian;
 #   2. fetches Debian's apr source (`apt-get source apr`, through
 #      apr-patch/build-apr.sh --fetch-only, which also checks it is the
-#      source apr-patch/src/ was written against);
+#      source apr-patch/src/ was written against), and Debian's apache2
+#      source likewise (httpd-patch/build-modules.sh --fetch-only);
 #   3. copies the tree (the files git knows, committed or not; nothing of
 #      build/) into a fresh work directory, puts the APR source into its
 #      debian/apr-source/, and runs `dpkg-buildpackage -b -us -uc` there;
@@ -106,6 +107,13 @@ say "Debian's apr source (apt-get source apr)"
 mkdir -p "$tree/debian/apr-source"
 mv "$work/apr-fetch/apr-work/apr-1.7.2" "$tree/debian/apr-source/"
 rm -rf "$work/apr-fetch"
+
+# --- 2b. Debian's apache2 source, for the reap-aware modules -----------------
+say "Debian's apache2 source (apt-get source apache2, httpd-patch/build-modules.sh)"
+"$top/httpd-patch/build-modules.sh" --fetch-only --build-dir "$work/apache2-fetch"
+mkdir -p "$tree/debian/apache2-source"
+mv "$work/apache2-fetch/httpd-work"/apache2-[0-9]* "$tree/debian/apache2-source/"
+rm -rf "$work/apache2-fetch"
 
 # --- 3b. dpkg-buildpackage ----------------------------------------------------
 say "dpkg-buildpackage -b -us -uc (log: $work/build.log)"

@@ -151,7 +151,10 @@ void rp_uncharge(reap_t *r, size_t n)
 
 /* The start bits in [from, to) of the bitmaps whose bias is bits: blocks
  * bumped.  A clone uses the popcnt instruction where the processor has it
- * (every x86-64 since 2008; Debian's baseline does not assume it). */
+ * (every x86-64 since 2008; Debian's baseline does not assume it).  The
+ * clones are static: GCC exports a global target_clones function from a
+ * shared library whatever its visibility, and rp_starts_between must stay
+ * internal. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
     !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 /* (a clone's resolver runs while the loader relocates, before a
@@ -159,7 +162,7 @@ void rp_uncharge(reap_t *r, size_t n)
  * faults there) */
 __attribute__((target_clones("popcnt", "default")))
 #endif
-uint64_t rp_starts_between(uintptr_t bits, const char *from, const char *to)
+static uint64_t starts_between(uintptr_t bits, const char *from, const char *to)
 {
     if (from >= to)
         return 0;
@@ -173,9 +176,14 @@ uint64_t rp_starts_between(uintptr_t bits, const char *from, const char *to)
     return n + (uint64_t)__builtin_popcountll(w->start & (trail ? trail : ~(uint64_t)0));
 }
 
+uint64_t rp_starts_between(uintptr_t bits, const char *from, const char *to)
+{
+    return starts_between(bits, from, to);
+}
+
 void rp_settle(reap_t *r)
 {
-    r->allocs += rp_starts_between(r->bits, r->settled, r->bump);
+    r->allocs += starts_between(r->bits, r->settled, r->bump);
     r->settled = r->bump;
     rp_settle_live(r);
 }

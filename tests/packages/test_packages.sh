@@ -7,6 +7,12 @@
 #      the error log's start-up line says so, /reap-status and
 #      /server-status?auto say so), and serves mod_bc, answers checked
 #      against GNU bc;
+#   2b. the reap-aware modules (libapache2-mod-reap-modules) switched in for
+#      Debian's with the README's one-liner: the children map ours from
+#      /usr/lib/apache2/modules/reap/, a PROPFIND, a PUT through InputSed, a
+#      listing and a rewrite answer, and the requests freed; switched back
+#      with one command: the children map Debian's again, which give the
+#      same answers; apache2 is unmodified (dpkg --verify apache2);
 #   3. a module built with plain `apxs -c -i` from a source that includes
 #      mod_reap.h (the project's test module) loads, and its ap_pfree calls
 #      free: a loop that allocates and frees 16 MB peaks under 1 MiB; and a
@@ -77,8 +83,21 @@ done
 
 tmp=$(mktemp -d /tmp/reap-packages.XXXXXX)
 tar -C /etc -cpf "$tmp/etc-apache2.tar" apache2 || fatal "cannot copy /etc/apache2"
+# The system's apache2, by its pid file: other servers (tests on loopback
+# ports) may run apache2 binaries too, and are none of this test's business.
+PIDFILE=/var/run/apache2/apache2.pid
+system_running() { [ -f "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
+# stop_system: stop it, also when a configuration under test is broken
+# (apache2ctl stop checks the configuration first), and wait for it.
+stop_system() {
+    local i=0
+    apache2ctl stop >/dev/null 2>&1 ||
+        { system_running && kill -TERM "$(cat "$PIDFILE")"; }
+    while system_running && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    ! system_running
+}
 was_running=0
-pidof apache2 >/dev/null && was_running=1
+system_running && was_running=1
 port80_owner=$(ss -Htlnp 'sport = :80' 2>/dev/null | head -1)
 if [ $was_running = 0 ] && [ -n "$port80_owner" ]; then
     fatal "port 80 is held by something other than apache2: $port80_owner"
@@ -88,9 +107,7 @@ log_start=$(wc -l <"$errlog" 2>/dev/null || echo 0)
 
 restore_machine() {
     say "# restoring the machine"
-    apache2ctl stop >/dev/null 2>&1
-    local i=0
-    while pidof apache2 >/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    stop_system
     local installed=()
     for p in "${pkgs[@]}"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'installed' && installed+=("$p")
@@ -146,8 +163,7 @@ check "the loader now finds the reap-backed libapr-1" \
 
 check "a2enmod reap bc" a2enmod -q reap bc
 check "apache2ctl configtest" quiet apache2ctl -t
-apache2ctl stop >/dev/null 2>&1
-while pidof apache2 >/dev/null; do sleep 0.1; done
+stop_system
 check "apache2ctl start" quiet apache2ctl start
 check "apache2 answers on port 80" wait_up
 lib=$(child_libapr)
@@ -171,6 +187,102 @@ check "mod_bc: a recursive function as GNU bc" bc_same "" "" \
     'define f(n) { if (n < 2) return n; return f(n-1) + f(n-2) }; f(20)'
 check "mod_bc with the math library: pi to 50 places as GNU bc -l" \
     bc_same "?l=1" -l 'scale=50; 4*a(1)'
+
+# ---- 2b. the reap-aware modules in place of Debian's -------------------------------
+
+MODS="dav_fs sed rewrite autoindex"
+REAP_MODS="reap_dav_fs reap_sed reap_rewrite reap_autoindex"
+# child_maps <file>: a child of the running apache2 maps <file>.
+child_maps() {
+    local pid
+    for pid in $(pgrep -P "$(cat /var/run/apache2/apache2.pid 2>/dev/null || echo 1)" apache2); do
+        grep -q " $1\$" "/proc/$pid/maps" && return 0
+    done
+    return 1
+}
+restart() {
+    stop_system && quiet apache2ctl start && wait_up
+}
+data=$tmp/modules-data
+mkdir -p "$data/dav" "$data/put" "$data/rw"
+for i in $(seq 1 500); do : >"$data/dav/file-$i.txt"; done
+echo rewritten >"$data/rw/target.txt"
+# an hour back: a file changed within the second has a weak ETag
+touch -d '1 hour ago' "$data/dav" "$data/dav"/* "$data/rw"/*
+chown -R www-data:www-data "$data"
+chmod 755 "$tmp"
+cat >/etc/apache2/conf-enabled/zz-reap-modules-test.conf <<CONF
+Alias /reap-mods "$data"
+<Directory "$data">
+    Require local
+    Options +Indexes
+</Directory>
+<Location /reap-mods/dav>
+    Dav On
+</Location>
+<Location /reap-mods/put>
+    Dav On
+    SetInputFilter Sed
+    InputSed "s/a/b/g"
+</Location>
+<Directory "$data/rw">
+    # per directory: Debian's site is a <VirtualHost>, which does not
+    # inherit the server's rewrite rules
+    RewriteEngine On
+    RewriteBase /reap-mods/rw/
+    RewriteCond %{REQUEST_URI} !^/nomatch/
+    RewriteRule ^x$ target.txt [L]
+</Directory>
+CONF
+python3 -c "import sys; sys.stdout.write(('a' * 79 + '\n') * 20000)" >"$tmp/put.txt"
+tr a b <"$tmp/put.txt" >"$tmp/put.expected"
+# answers <side>: the four workloads' answers into $tmp/<side>.*
+answers() {
+    curl -s -X PROPFIND -H 'Depth: 1' http://127.0.0.1/reap-mods/dav/ >"$tmp/$1.propfind.raw"
+    "$top/tests/httpd/xmlns_sorted.py" "$tmp/$1.propfind.raw" >"$tmp/$1.propfind"
+    rm -f "$data/put/in.txt"
+    curl -s -o /dev/null -w '%{http_code}\n' -T "$tmp/put.txt" \
+        http://127.0.0.1/reap-mods/put/in.txt >"$tmp/$1.put"
+    cat "$data/put/in.txt" >>"$tmp/$1.put" 2>/dev/null
+    curl -s http://127.0.0.1/reap-mods/dav/ >"$tmp/$1.list"
+    curl -s http://127.0.0.1/reap-mods/rw/x >"$tmp/$1.rewrite"
+}
+# the README's one-liner (a2dismod passes over modules not enabled)
+check "switch: a2dismod -f $MODS && a2enmod $REAP_MODS" \
+    quiet sh -c "a2dismod -q -f $MODS && a2enmod -q $REAP_MODS"
+check "apache2ctl configtest with the reap-aware modules" quiet apache2ctl -t
+check "apache2 restarts with them" restart
+for m in $MODS; do
+    check "its children map our mod_$m.so" child_maps "$MODDIR/reap/mod_$m.so"
+done
+get /reap-status
+frees0=$(json_requests frees)
+answers ours
+sleep 0.5
+get /reap-status
+frees1=$(json_requests frees)
+check "PROPFIND lists the 500 files" \
+    test "$(grep -o '<D:href>/reap-mods/dav/file-' "$tmp/ours.propfind" | wc -l)" = 500
+check "the PUT through InputSed stored what sed makes of it" \
+    eval "head -1 '$tmp/ours.put' | grep -qx 201 && tail -n +2 '$tmp/ours.put' | cmp -s - '$tmp/put.expected'"
+check "the listing names the files" grep -q 'file-500.txt' "$tmp/ours.list"
+check "the rewrite reaches its target ($(head -c 60 "$tmp/ours.rewrite" | tr -d '\n'))" \
+    grep -qx rewritten "$tmp/ours.rewrite"
+check "the requests freed (mod_reap's counters: ${frees0:-?}, then ${frees1:-?})" \
+    test "${frees1:-0}" -gt $((${frees0:-0} + 100))
+check "back to Debian's modules with one command" \
+    quiet sh -c "a2dismod -q $REAP_MODS && a2enmod -q $MODS"
+check "apache2 restarts with Debian's" restart
+for m in $MODS; do
+    check "its children map Debian's mod_$m.so" child_maps "$MODDIR/mod_$m.so"
+done
+answers debian
+for w in propfind put list rewrite; do
+    check "Debian's $w answer is ours" cmp -s "$tmp/debian.$w" "$tmp/ours.$w"
+done
+rm -f /etc/apache2/conf-enabled/zz-reap-modules-test.conf
+check "nothing of apache2 was changed (dpkg --verify apache2 apache2-bin)" \
+    eval 'test -z "$(dpkg --verify apache2 apache2-bin)"'
 
 # ---- 3. a module built with plain apxs -----------------------------------------------
 
@@ -230,8 +342,7 @@ check "it runs with no LD_LIBRARY_PATH, on the installed libreap ($out)" \
 
 # ---- 4. back to stock ---------------------------------------------------------------
 
-apache2ctl stop >/dev/null 2>&1
-while pidof apache2 >/dev/null; do sleep 0.1; done
+stop_system
 check "apt-get purge removes the packages" \
     quiet env DEBIAN_FRONTEND=noninteractive apt-get purge -y "${pkgs[@]}"
 check "Debian's libapr1 is unmodified (dpkg --verify libapr1)" \
