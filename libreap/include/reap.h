@@ -40,9 +40,9 @@ extern "C" {
 #endif
 
 #define REAP_VERSION_MAJOR 0
-#define REAP_VERSION_MINOR 1
+#define REAP_VERSION_MINOR 2
 #define REAP_VERSION_PATCH 0
-#define REAP_VERSION_STRING "0.1.0"
+#define REAP_VERSION_STRING "0.2.0"
 
 /** Every pointer a reap returns is aligned to this many bytes, unless
  *  reap_set_alignment() lowered it to 8 for that reap. */
@@ -51,7 +51,7 @@ extern "C" {
 /** An opaque reap. */
 typedef struct reap reap_t;
 
-/** @return the library's version, e.g. "0.1.0". */
+/** @return the library's version, e.g. "0.2.0". */
 REAP_API const char *reap_version(void);
 
 /* ------------------------------------------------------------------------- */

@@ -63,6 +63,9 @@
 #   --out DIR       where the work copies, logs and results go (made empty)
 #                   [a new /tmp/httpd-tests.XXXXXX]
 #   --no-deps       do not look for missing packages (step 1)
+#   --port N        the framework's first port [select: the first free one
+#                   from 8529]; give runs started side by side ports far
+#                   apart (e.g. 9600 and 11600): each takes a range of them
 #   t/FILE.t ...    the test files to run [the whole suite]
 # Output: per MPM, "identical" or the differing subtests; the counts of
 # each side; OUT/results.csv (mpm,config,file,subtest,result) and
@@ -85,7 +88,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 here=$top/tests/httpd-tests
-suite= out= build=$top/build deps=yes
+suite= out= build=$top/build deps=yes port=select
 spec_a=stock spec_b=reap
 mpms=()
 files=()
@@ -102,6 +105,8 @@ while [ $# -gt 0 ]; do
     --build) build=${2:?--build needs a directory}; shift ;;
     --out) out=${2:?--out needs a directory}; shift ;;
     --no-deps) deps=no ;;
+    --port) port=${2:?--port needs a number}; shift
+        case $port in *[!0-9]*) die "--port takes a number" ;; esac ;;
     -h | --help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
     -*) die "unknown option '$1' (try --help)" ;;
     *) files+=("$1") ;;
@@ -230,13 +235,13 @@ run_side() {
     # envvars as Debian's autopkgtest reads it (the inherited apache2.conf
     # names its variables); it unsets HOME, which the framework wants.
     runuser -u nobody -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C \
-        HARNESS_VERBOSE=1 LD=$ld DIR="$dir/suite" bash -c '
+        HARNESS_VERBOSE=1 LD=$ld PORT=$port DIR="$dir/suite" bash -c '
         . /etc/apache2/envvars
         export HOME=$DIR
         [ -z "$LD" ] || export LD_LIBRARY_PATH=$LD
         cd "$DIR" || exit 2
         perl Makefile.PL -apxs /usr/bin/apxs2 -httpd_conf "$DIR/apache2.conf.debian" || exit 2
-        exec t/TEST -port select "$@"' run "${files[@]}" >"$dir/test.log" 2>&1 || true
+        exec t/TEST -port "$PORT" "$@"' run "${files[@]}" >"$dir/test.log" 2>&1 || true
     say "#   $(($(date +%s) - t0)) s; $(grep -E '^(Files=|Result:)' "$dir/test.log" | tr '\n' ' ')"
     grep -q '^Files=' "$dir/test.log" || {
         tail -20 "$dir/test.log" | sed 's/^/#   /'
