@@ -238,10 +238,9 @@ struct reap {
     /* The first chunk for this reap's next child: the largest power of two
      * (within the chunk sizes) not above half the peak footprint of the
      * child destroyed last, so that a request's reap, made again and
-     * again, starts near its size without holding more than it will use.
-     * (Its whole peak, tried in 6d592f9, took 4-8% fewer user-space
-     * instructions a static request but raised the httpd child's peak RSS
-     * by 5-10%.)  Relaxed atomic: children come and go in any thread. */
+     * again, starts near its size without holding more than it will use
+     * (docs/design.md, "Chunks, growth, limits").  Relaxed atomic:
+     * children come and go in any thread. */
     _Atomic size_t child_chunk;
 
     /* Statistics.  Bumps (the inline one and libreap's own) are counted
