@@ -33,38 +33,38 @@
 #define TOP_SHIFT 32
 #define TOP_SIZE ((size_t)1 << (RP_HD_MAP_BITS - TOP_SHIFT))
 
-static _Atomic(_Atomic uint8_t *) top[TOP_SIZE];
+_Atomic(_Atomic uint8_t *) rp_hd_map_top[TOP_SIZE]; /* read inline by free (hoard.h) */
 static pthread_mutex_t map_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
-static unsigned granule_shift; /* log2(S), set before the first leaf */
+unsigned rp_hd_map_shift; /* log2(S), set before the first leaf */
 
-static size_t leaf_bytes(void) { return (size_t)1 << (TOP_SHIFT - granule_shift); }
+static size_t leaf_bytes(void) { return (size_t)1 << (TOP_SHIFT - rp_hd_map_shift); }
 
 /* The leaf for address a, made when missing (NULL: out of memory). */
 static _Atomic uint8_t *leaf_make(uintptr_t a)
 {
-    _Atomic uint8_t *leaf = atomic_load_explicit(&top[a >> TOP_SHIFT], memory_order_acquire);
+    _Atomic uint8_t *leaf = atomic_load_explicit(&rp_hd_map_top[a >> TOP_SHIFT], memory_order_acquire);
     if (leaf)
         return leaf;
     pthread_mutex_lock(&map_lock);
-    leaf = atomic_load_explicit(&top[a >> TOP_SHIFT], memory_order_relaxed);
+    leaf = atomic_load_explicit(&rp_hd_map_top[a >> TOP_SHIFT], memory_order_relaxed);
     if (!leaf) {
         /* zeroed: nothing ours.  Not counted as held: of its 2^32 / S
          * bytes, a page is touched for every 4096 granules in use. */
         leaf = rp_hd_os_reserve(leaf_bytes(), rp_hd_os_page());
         if (leaf)
-            atomic_store_explicit(&top[a >> TOP_SHIFT], leaf, memory_order_release);
+            atomic_store_explicit(&rp_hd_map_top[a >> TOP_SHIFT], leaf, memory_order_release);
     }
     pthread_mutex_unlock(&map_lock);
     return leaf;
 }
 
-static size_t granule_in_leaf(uintptr_t a) { return (a >> granule_shift) & (leaf_bytes() - 1); }
+static size_t granule_in_leaf(uintptr_t a) { return (a >> rp_hd_map_shift) & (leaf_bytes() - 1); }
 
-void rp_hd_map_init(void) { granule_shift = (unsigned)__builtin_ctzl(rp_hd_opt.sb_size); }
+void rp_hd_map_init(void) { rp_hd_map_shift = (unsigned)__builtin_ctzl(rp_hd_opt.sb_size); }
 
 bool rp_hd_map_set(const void *start, size_t len, uint8_t v)
 {
-    uintptr_t s = (uintptr_t)1 << granule_shift;
+    uintptr_t s = (uintptr_t)1 << rp_hd_map_shift;
     uintptr_t a = ((uintptr_t)start + s - 1) & ~(s - 1); /* granules that start inside */
     uintptr_t end = (uintptr_t)start + len;
     for (; a < end; a += s) {
@@ -80,31 +80,24 @@ bool rp_hd_map_set(const void *start, size_t len, uint8_t v)
 
 void rp_hd_map_large(const void *head, const void *end, bool live)
 {
-    uintptr_t s = (uintptr_t)1 << granule_shift, h = (uintptr_t)head;
+    uintptr_t s = (uintptr_t)1 << rp_hd_map_shift, h = (uintptr_t)head;
     for (uintptr_t a = h + s, k = 2; a < (uintptr_t)end; a += s, k += k < 255) {
-        _Atomic uint8_t *leaf = atomic_load_explicit(&top[a >> TOP_SHIFT], memory_order_relaxed);
+        _Atomic uint8_t *leaf = atomic_load_explicit(&rp_hd_map_top[a >> TOP_SHIFT], memory_order_relaxed);
         atomic_store_explicit(&leaf[granule_in_leaf(a)], live ? (uint8_t)k : 1, memory_order_relaxed);
     }
 }
 
-uint8_t rp_hd_map_get(const void *p)
-{
-    uintptr_t a = (uintptr_t)p;
-    if (a >> RP_HD_MAP_BITS)
-        return 0;
-    _Atomic uint8_t *leaf = atomic_load_explicit(&top[a >> TOP_SHIFT], memory_order_acquire);
-    return leaf ? atomic_load_explicit(&leaf[granule_in_leaf(a)], memory_order_relaxed) : 0;
-}
+uint8_t rp_hd_map_get(const void *p) { return rp_hd_map_byte(p); }
 
 const rp_hd_sb_t *rp_hd_map_header(const void *p)
 {
     uintptr_t a = (uintptr_t)p & rp_hd_sb_mask;
     uint8_t k = rp_hd_map_get(p);
     while (k == 255) { /* a large object longer than 254 granules */
-        a -= (uintptr_t)254 << granule_shift;
+        a -= (uintptr_t)254 << rp_hd_map_shift;
         k = rp_hd_map_get((const void *)a);
     }
     if (k == 0)
         return NULL;
-    return (const rp_hd_sb_t *)(a - ((uintptr_t)(k - 1) << granule_shift));
+    return (const rp_hd_sb_t *)(a - ((uintptr_t)(k - 1) << rp_hd_map_shift));
 }

@@ -54,7 +54,7 @@ void rp_hd_sb_format(rp_hd_sb_t *sb, uint32_t cls)
     sb->nblocks = rp_hd_sc.nblocks[cls];
     sb->used = 0;
     sb->free = NULL;
-    sb->bump = (char *)sb + RP_HD_HDR;
+    rp_hd_sb_set_bump(sb, (char *)sb + RP_HD_HDR);
     sb->end = sb->bump + (size_t)sb->nblocks * sb->size;
     sb->recip = UINT64_MAX / sb->size + 1;
     sb->group = 1;
