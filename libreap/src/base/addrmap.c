@@ -16,9 +16,13 @@
  *   k in 2..255  the k-1'th granule after the head of a large object (255:
  *                at least 254th: step back and look again), so an interior
  *                pointer of a large object finds its header.
- * Two levels: a static top table indexed by address >> 32 (256 KiB of bss,
+ * Two levels: a static top table indexed by address >> 32 (512 KiB of bss,
  * of which a page is touched in a typical process), and a leaf of 2^32 / S
- * bytes mapped for each 4 GiB range the allocator has memory in.  Writers
+ * bytes mapped for each 4 GiB range the allocator has memory in.  The top
+ * table holds each leaf's distance from rp_hd_map_none, a leaf of zeros
+ * in bss that is never written (so never resident), and an entry of 0
+ * means no leaf: a lookup has no test for a missing one (free makes one
+ * on every call, hoard.h's rp_hd_map_byte).  Writers
  * are the map's owners in space.c and large.c, each writing only the
  * granules of memory it is handing out or taking back; a leaf is made
  * under map_lock and published with a release store.  Readers take
@@ -33,26 +37,37 @@
 #define TOP_SHIFT 32
 #define TOP_SIZE ((size_t)1 << (RP_HD_MAP_BITS - TOP_SHIFT))
 
-_Atomic(_Atomic uint8_t *) rp_hd_map_top[TOP_SIZE]; /* read inline by free (hoard.h) */
+_Atomic intptr_t rp_hd_map_top[TOP_SIZE]; /* read inline by free (hoard.h) */
+/* bss, not rodata: a const array of zeros would take its size in the file */
+_Alignas(4096) uint8_t rp_hd_map_none[RP_HD_MAP_LEAF_MAX];
 static pthread_mutex_t map_lock = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 unsigned rp_hd_map_shift; /* log2(S), set before the first leaf */
 
 static size_t leaf_bytes(void) { return (size_t)1 << (TOP_SHIFT - rp_hd_map_shift); }
 
+/* The leaf of address a, or NULL when it has none. */
+static _Atomic uint8_t *leaf_of(uintptr_t a, memory_order mo)
+{
+    intptr_t off = atomic_load_explicit(&rp_hd_map_top[a >> TOP_SHIFT], mo);
+    return off ? (_Atomic uint8_t *)((uintptr_t)rp_hd_map_none + (uintptr_t)off) : NULL;
+}
+
 /* The leaf for address a, made when missing (NULL: out of memory). */
 static _Atomic uint8_t *leaf_make(uintptr_t a)
 {
-    _Atomic uint8_t *leaf = atomic_load_explicit(&rp_hd_map_top[a >> TOP_SHIFT], memory_order_acquire);
+    _Atomic uint8_t *leaf = leaf_of(a, memory_order_acquire);
     if (leaf)
         return leaf;
     pthread_mutex_lock(&map_lock);
-    leaf = atomic_load_explicit(&rp_hd_map_top[a >> TOP_SHIFT], memory_order_relaxed);
+    leaf = leaf_of(a, memory_order_relaxed);
     if (!leaf) {
         /* zeroed: nothing ours.  Not counted as held: of its 2^32 / S
          * bytes, a page is touched for every 4096 granules in use. */
         leaf = rp_hd_os_reserve(leaf_bytes(), rp_hd_os_page());
         if (leaf)
-            atomic_store_explicit(&rp_hd_map_top[a >> TOP_SHIFT], leaf, memory_order_release);
+            atomic_store_explicit(&rp_hd_map_top[a >> TOP_SHIFT],
+                                  (intptr_t)((uintptr_t)leaf - (uintptr_t)rp_hd_map_none),
+                                  memory_order_release);
     }
     pthread_mutex_unlock(&map_lock);
     return leaf;
@@ -82,7 +97,7 @@ void rp_hd_map_large(const void *head, const void *end, bool live)
 {
     uintptr_t s = (uintptr_t)1 << rp_hd_map_shift, h = (uintptr_t)head;
     for (uintptr_t a = h + s, k = 2; a < (uintptr_t)end; a += s, k += k < 255) {
-        _Atomic uint8_t *leaf = atomic_load_explicit(&rp_hd_map_top[a >> TOP_SHIFT], memory_order_relaxed);
+        _Atomic uint8_t *leaf = leaf_of(a, memory_order_relaxed); /* set by rp_hd_map_set */
         atomic_store_explicit(&leaf[granule_in_leaf(a)], live ? (uint8_t)k : 1, memory_order_relaxed);
     }
 }

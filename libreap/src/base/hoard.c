@@ -335,7 +335,7 @@ void rp_hoard_free(void *p)
     if (RP_UNLIKELY(p == NULL))
         return;
     rp_hd_sb_t *sb = rp_hd_hdr(p);
-    if (RP_UNLIKELY(rp_hd_map_byte((const char *)p - 1) != 1) || RP_UNLIKELY(sb->magic != RP_HD_SB_MAGIC) ||
+    if (RP_UNLIKELY(!rp_hd_map_head((const char *)p - 1)) || RP_UNLIKELY(sb->magic != RP_HD_SB_MAGIC) ||
         RP_UNLIKELY(rp_hd_sb_misplaced(sb, p))) {
         free_unusual(p);
         return;

@@ -214,20 +214,35 @@ bool rp_hd_os_purge_in_place(void *p, size_t len);
 
 /* Reads S (rp_hd_opt.sb_size); rp_hd_init() calls it before any mapping. */
 void rp_hd_map_init(void);
-/* The map itself (addrmap.c), read inline by free's first check. */
-extern _Atomic(_Atomic uint8_t *) rp_hd_map_top[(size_t)1 << (RP_HD_MAP_BITS - 32)];
+/* The map itself (addrmap.c), read inline by free's first check: the top
+ * table holds each leaf's distance from rp_hd_map_none (0: no leaf). */
+#define RP_HD_MAP_LEAF_MAX ((size_t)1 << 18) /* 2^32 / the smallest S */
+extern _Atomic intptr_t rp_hd_map_top[(size_t)1 << (RP_HD_MAP_BITS - 32)];
+extern uint8_t rp_hd_map_none[RP_HD_MAP_LEAF_MAX]; /* never written */
 extern unsigned rp_hd_map_shift;
-/* The byte of p's granule (addrmap.c says what it means), 0 for an
- * address the map does not cover; reads nothing at p. */
+/* The byte of p's granule (addrmap.c says what it means) with no test
+ * for a missing leaf; wrong only for an address at or above 2^48. */
+static inline uint8_t rp_hd_map_byte_raw(uintptr_t a)
+{
+    intptr_t off = atomic_load_explicit(&rp_hd_map_top[(a >> 32) & (((size_t)1 << (RP_HD_MAP_BITS - 32)) - 1)],
+                                        memory_order_acquire);
+    const uint8_t *leaf = (const uint8_t *)((uintptr_t)rp_hd_map_none + (uintptr_t)off);
+    return __atomic_load_n(&leaf[(uint32_t)a >> rp_hd_map_shift], __ATOMIC_RELAXED);
+}
+/* The byte of p's granule, 0 for an address the map does not cover;
+ * reads nothing at p. */
 static inline uint8_t rp_hd_map_byte(const void *p)
 {
     uintptr_t a = (uintptr_t)p;
-    if (RP_UNLIKELY(a >> RP_HD_MAP_BITS))
-        return 0;
-    _Atomic uint8_t *leaf = atomic_load_explicit(&rp_hd_map_top[a >> 32], memory_order_acquire);
-    if (RP_UNLIKELY(leaf == NULL))
-        return 0;
-    return atomic_load_explicit(&leaf[(uint32_t)a >> rp_hd_map_shift], memory_order_relaxed);
+    uint8_t b = rp_hd_map_byte_raw(a);
+    return a >> RP_HD_MAP_BITS ? 0 : b;
+}
+/* Whether p's granule starts with a header the allocator mapped (byte 1):
+ * free's test before it reads the header, without a branch of its own. */
+static inline bool rp_hd_map_head(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    return ((rp_hd_map_byte_raw(a) ^ 1u) | (a >> RP_HD_MAP_BITS)) == 0;
 }
 uint8_t rp_hd_map_get(const void *p);
 /* Sets the byte of every granule whose start lies in len bytes at start to
