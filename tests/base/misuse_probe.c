@@ -150,8 +150,10 @@ int main(int argc, char **argv)
         sink = q;
         free(sink);
     } else if (strcmp(c, "unborn") == 0) {
-        /* a block start of p's superblock that nobody was handed */
-        char *q = p + 4096 / size * size;
+        /* a block start of p's superblock that nobody was handed: past
+         * what the first refills carved (p is among the superblock's
+         * first blocks, well inside its 64 KiB) */
+        char *q = p + 16384 / 48 * 48; /* 40 bytes are a block of 48 */
         announce(q);
         sink = q;
         free(sink);

@@ -207,6 +207,29 @@ bool rp_hd_os_purge(void *p, size_t len);
  * only returned counts them. */
 bool rp_hd_os_purge_in_place(void *p, size_t len);
 
+/* The region: address space reserved at start-up without access
+ * (64 GiB, fewer under RLIMIT_AS) from whose start the address space of
+ * space.c is taken, reserve after reserve with no gap, each made
+ * readable when taken.  Every address from base to base + len can be
+ * read, so free() reads the header of any pointer in it at once: one
+ * subtract and compare instead of the address map's two loads (addrmap.c
+ * stays the truth for every other pointer, and for reaps).  len only
+ * grows. */
+typedef struct rp_hd_region {
+    _Atomic uintptr_t base;  /* 0: no region */
+    _Atomic size_t len;      /* readable from base */
+    size_t cap;              /* reserved */
+} __attribute__((aligned(64))) rp_hd_region_t;
+extern rp_hd_region_t rp_hd_region;
+void rp_hd_os_region_init(void);
+/* A reserve for space.c: from the region while it lasts, else mapped. */
+void *rp_hd_os_reserve_space(size_t len, size_t align);
+static inline bool rp_hd_in_region(const void *p)
+{
+    return (uintptr_t)p - atomic_load_explicit(&rp_hd_region.base, memory_order_relaxed) <
+           atomic_load_explicit(&rp_hd_region.len, memory_order_relaxed);
+}
+
 /* ---- the address map (addrmap.c) --------------------------------------- */
 
 /* Addresses the map covers: user space of 48 bits. */
