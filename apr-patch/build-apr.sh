@@ -291,9 +291,16 @@ configure_args() {
         "LIBS=-lreap"
 }
 
+# The soname APR's programs (its tests among them) record: when libreap's
+# changes, nothing already linked loads the new one, so start afresh.
+reap_soname() {
+    [ "$needs_reap" = no ] && return 0
+    objdump -p "$reap_libdir/libreap.so" 2> /dev/null | awk '$1 == "SONAME" { print $2 }'
+}
+
 configure_tree() {
     local stamp
-    stamp=$( { configure_args; cat "$tree/.reap-tree"; } | sha256sum | cut -d' ' -f1)
+    stamp=$( { configure_args; cat "$tree/.reap-tree"; reap_soname; } | sha256sum | cut -d' ' -f1)
     if [ -f "$obj/config.status" ] && [ "$(cat "$obj/.reap-configured" 2> /dev/null)" = "$stamp" ]; then
         return 0
     fi

@@ -93,9 +93,7 @@ typedef struct fz_obj {
     size_t len;       /* bytes patterned and counted in model_bytes, >= size */
     int node;         /* slot of its node */
     uint64_t seed;    /* its pattern */
-    bool exact;       /* fuzz_reap: surely a small block (live_bytes is len + 8,
-                       * or len rounded up to 8 when headerless) */
-    bool headerless;  /* fuzz_reap: handed out while its reap was a region */
+    bool exact;       /* fuzz_reap: a small object (live_bytes counts len) */
 } fz_obj;
 
 static fz_node nodes[FZ_NODES];
@@ -169,7 +167,7 @@ static int pick_obj(fz_in *in)
 /* Records object p of node `node' in slot and patterns its first len bytes. */
 static void obj_add(int slot, int node, void *p, size_t size, size_t len)
 {
-    objs[slot] = (fz_obj){p, size, len, node, new_seed(), false, false};
+    objs[slot] = (fz_obj){p, size, len, node, new_seed(), false};
     model_bytes += len;
     pattern_fill(p, len, objs[slot].seed);
 }

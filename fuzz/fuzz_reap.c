@@ -8,21 +8,17 @@
  * at most FZ_NODES nested reaps and FZ_OBJS live objects: create (with or
  * without a parent and a user area), malloc, calloc, realloc and
  * aligned_alloc of sizes from 0 bytes through the 64 KiB large-object
- * threshold to 1 MiB and beyond any possible size, free and discard
- * (reap_discard: a free that leaves a region one), clear, destroy,
+ * threshold to 1 MiB and beyond any possible size, free, clear, destroy,
  * set a limit, and two kinds of misuse (freeing into the wrong reap, freeing
- * twice) that libreap must report through its misuse handler.  A reap of
- * 8-byte alignment may start as a region (reap_start_as_region): until its
- * first free its objects have no header, so the model counts them at the
- * size asked for, rounded up to 8, whether bumped or cut from a discarded
- * one.  The model
+ * twice) that libreap must report through its misuse handler.  The model
  * remembers every live object, its reap and a pattern written over its whole
  * usable size; patterns are verified before every free and realloc and
  * before the reap holding them is cleared or destroyed, so any overlap of
- * two objects, or of an object with libreap's own headers, shows up as a
- * changed byte.  After every operation each live reap's figures are checked
- * against the model: live_objects exactly, live_bytes against the blocks'
- * sizes, and footprints against limits.  At the end every reap is
+ * two objects, or of an object with libreap's own descriptors, shows up as
+ * a changed byte.  After every operation each live reap's figures are
+ * checked against the model: live_objects exactly, live_bytes against the
+ * blocks' sizes (exactly while the reap holds no large object), and
+ * footprints against limits.  At the end every reap is
  * destroyed and the base allocator must hold no more in use than before the
  * input (no leak).  Any disagreement aborts, which libFuzzer reports as a
  * crash.  Built with ASan and UBSan, libreap's own code is instrumented too
@@ -39,15 +35,8 @@
 #include "reap.h"
 
 #define MAX_CREATES 64            /* per input: reap tags stay distinct */
-#define LARGE_THRESHOLD (64u << 10) /* libreap's default (REAP_LARGE_THRESHOLD) */
-/* FUZZ_ANNOTATED=1 when libreap itself is built with ASan (fuzz/local.mk,
- * FUZZ_REAP_ASAN=yes): its objects are then poisoned and unpoisoned
- * (libreap/src/util/annotate.h) and its usable size is the size asked for, so a
- * small block may exceed what the model sees by up to 24 bytes (a split
- * leaves no rest below 32 bytes); otherwise a block is usable + 8. */
-#ifndef FUZZ_ANNOTATED
-#define FUZZ_ANNOTATED 0
-#endif
+#define LARGE_THRESHOLD (16u << 10) /* libreap's default (REAP_LARGE_THRESHOLD) */
+#define MAX_CHUNK (32u << 10)       /* libreap's default (REAP_MAX_CHUNK) */
 #define HUGE_SIZE ((size_t)1 << 40) /* at or above: NULL is the right answer */
 
 /* What the model knows of a reap beyond its node (fuzz_model.h): the
@@ -58,8 +47,6 @@ typedef struct m_reap {
     uint64_t user_seed;
     size_t limit;       /* 0: none set on this reap */
     size_t grain;       /* 16, or 8 after reap_set_alignment(r, 8) */
-    bool region;        /* reap_start_as_region(): a region after each clear */
-    bool in_region;     /* no reap_free() since its creation or last clear */
     uint64_t cap;       /* max(limit, tree footprint when it was set) */
 } m_reap;
 
@@ -96,41 +83,40 @@ static void zero_check(const unsigned char *p, size_t n)
     }
 }
 
-/* Records a new object and patterns it; checks what every allocation owes.
- * A headerless one (its reap a region) has no usable size to ask for: the
- * model patterns what was asked. */
-static void reap_obj_add(int slot, int ri, void *p, size_t size, size_t align, bool headerless)
+/* The block an object of n bytes takes in a chunk: n rounded up to the
+ * reap's grain, at least one grain (reap.h, reap_stats_t). */
+static size_t block_of(size_t n, size_t grain)
 {
-    if (headerless) {
-        if ((uintptr_t)p % (align < 8 ? 8 : align))
-            fail("misaligned object", (size_t)p, align);
-        obj_add(slot, ri, p, size, size);
-        objs[slot].headerless = true;
-        objs[slot].exact = align <= 8 && size <= LARGE_THRESHOLD / 2;
-        return;
-    }
-    size_t usable = reap_usable_size(p);
-    if (usable < size)
-        fail("usable size below the request", usable, size);
-    size_t grain = reaps[ri].grain;
-    if ((uintptr_t)p % (align < grain ? grain : align))
-        fail("misaligned object", (size_t)p, align);
-    obj_add(slot, ri, p, size, usable);
-    objs[slot].exact = align <= REAP_ALIGNMENT && usable <= LARGE_THRESHOLD / 2;
+    return n == 0 ? grain : (n + grain - 1) & ~(grain - 1);
 }
 
-/* Does an object of n bytes, aligned to align, come without a header from
- * reap ri?  While it is a region, unless it is a large object (its own
- * block, with a header, in any reap): above the threshold, or, over-
- * aligned, when its padded size is (libreap/src/alloc.c, aligned_plain). */
-static bool lands_headerless(int ri, size_t n, size_t align)
+/* Records a new object and patterns it; checks what every allocation owes.
+ * A large one (large: above the threshold, or its alignment padding
+ * passing it, libreap/src/alloc.c) takes a chunk of its own, which
+ * live_bytes counts whole; any other takes a block of the grain's
+ * multiples, never less than the request rounded up to the grain, and at
+ * most 8 bytes more when it was cut from a freed one (a rest of one grain
+ * of 8 bytes stays with it). */
+static void reap_obj_add(int slot, int ri, void *p, size_t size, size_t align, bool large)
 {
-    if (!reaps[ri].in_region)
-        return false;
-    if (align <= 8)
-        return n <= LARGE_THRESHOLD;
-    size_t block = n <= 8 ? 8 : (n + 7) & ~(size_t)7;
-    return block + align + 32 <= LARGE_THRESHOLD;
+    size_t usable = reap_usable_size(p), grain = reaps[ri].grain;
+    if (usable < size)
+        fail("usable size below the request", usable, size);
+    if ((uintptr_t)p % (align < grain ? grain : align))
+        fail("misaligned object", (size_t)p, align);
+    if (!large && (usable % grain || usable < block_of(size, grain) ||
+                   usable > block_of(size, grain) + 8))
+        fail("a small object's block is not its size rounded to the grain", usable, size);
+    obj_add(slot, ri, p, size, usable);
+    objs[slot].exact = !large;
+}
+
+/* Does an object of n bytes, aligned to align, take a chunk of its own? */
+static bool is_large(int ri, size_t n, size_t align)
+{
+    if (align <= reaps[ri].grain)
+        return n > LARGE_THRESHOLD;
+    return n + align > LARGE_THRESHOLD;
 }
 
 /* ---- sizes ------------------------------------------------------------------ */
@@ -143,7 +129,7 @@ static size_t pick_size(fz_in *in)
     case 2: return fz_u16(in) % 16384;
     case 3: return LARGE_THRESHOLD - 64 + fz_u8(in) % 128;
     case 4: return LARGE_THRESHOLD + fz_u32(in) % (1u << 20);
-    case 5: return (fz_u8(in) & 1 ? 8192u : 131072u) - 48 + fz_u8(in) % 96;
+    case 5: return (fz_u8(in) & 1 ? MAX_CHUNK : 131072u) - 48 + fz_u8(in) % 96;
     case 6: return fz_u16(in);
     case 7: return fz_u8(in) % 2 ? (size_t)1 << 46 : SIZE_MAX - fz_u8(in);
     default: return 16u * (fz_u8(in) % 64);
@@ -189,12 +175,13 @@ static void op_create(fz_in *in)
     creates++;
     reap_options_t opts = {0};
     if (how & 2)
-        opts.user_size = (how & 4) ? (65536 + 1 + fz_u8(in)) : fz_u16(in) % 4096;
+        opts.user_size = (how & 4) ? (REAP_USER_MAX + 1 + fz_u8(in))
+                                   : fz_u16(in) % (REAP_USER_MAX + 1);
     reap_t *pr = parent >= 0 ? reap_of(parent) : NULL;
     reap_t *r = (how & 2) ? reap_create_ex(pr, &opts) : reap_create(pr);
-    if (opts.user_size > 65536) {
+    if (opts.user_size > REAP_USER_MAX) {
         if (r)
-            fail("user area above 64 KiB accepted", opts.user_size, 0);
+            fail("user area above REAP_USER_MAX accepted", opts.user_size, 0);
         return;
     }
     if (!r) {
@@ -217,14 +204,10 @@ static void op_create(fz_in *in)
         fail("a new reap refused alignment 8", (size_t)slot, 0);
     if (reap_set_alignment(r, 4) == 0)
         fail("alignment 4 accepted", (size_t)slot, 0);
-    bool region = (how & 16) && reap_start_as_region(r) == 0;
-    if ((how & 16) && region != (grain == 8))
-        fail("reap_start_as_region: 0 iff the new reap has alignment 8", (size_t)slot, grain);
     TRACE("r%d = reap_create(parent r%d, user_size %zu, alignment %zu)\n", slot, parent,
           opts.user_size, grain);
     nodes[slot] = (fz_node){r, parent, false};
-    reaps[slot] = (m_reap){.user_size = opts.user_size, .user_seed = new_seed(), .grain = grain,
-                           .region = region, .in_region = region};
+    reaps[slot] = (m_reap){.user_size = opts.user_size, .user_seed = new_seed(), .grain = grain};
     if (ua)
         pattern_fill(ua, opts.user_size, reaps[slot].user_seed);
 }
@@ -277,7 +260,7 @@ static void op_malloc(fz_in *in, int kind)
         fail("an impossible size was allocated", total, 0);
     if (kind == 1)
         zero_check(p, total);
-    reap_obj_add(slot, ri, p, total, align, lands_headerless(ri, total, align));
+    reap_obj_add(slot, ri, p, total, align, is_large(ri, total, align));
 }
 
 static void op_realloc(fz_in *in)
@@ -308,31 +291,20 @@ static void op_realloc(fz_in *in)
     size_t keep = size < o.size ? size : o.size;
     pattern_check(q, keep, o.seed);
     obj_drop(i);
-    /* a headerless object shrinks or grows where it is, keeping its block
-     * (so live_bytes may count more than the new size), or moves to a new
-     * one, headerless while the reap is a region */
-    bool headerless = q == o.p ? o.headerless : lands_headerless(o.node, size, 8);
-    reap_obj_add(i, o.node, q, size, reaps[o.node].grain, headerless);
-    if (q == o.p && o.headerless)
-        objs[i].exact = false;
+    /* resized where it is, a large object stays in its chunk (while it
+     * is worth one); moved, it is a new object of its size */
+    bool large = q == o.p ? !o.exact : is_large(o.node, size, 0);
+    reap_obj_add(i, o.node, q, size, reaps[o.node].grain, large);
 }
 
-/* reap_free, or reap_discard, which leaves a region one (and its memory
- * for the region's next requests to reuse). */
 static void op_free(fz_in *in)
 {
     int i = pick_obj(in);
-    bool discard = fz_u8(in) & 1;
     if (i < 0)
         return;
     obj_check(i);
-    TRACE("%s(r%d, o%d %p)\n", discard ? "discard" : "free", objs[i].node, i, (void *)objs[i].p);
-    if (discard) {
-        reap_discard(reap_of(objs[i].node), objs[i].p);
-    } else {
-        reap_free(reap_of(objs[i].node), objs[i].p);
-        reaps[objs[i].node].in_region = false; /* the first free closes it */
-    }
+    TRACE("free(r%d, o%d %p)\n", objs[i].node, i, (void *)objs[i].p);
+    reap_free(reap_of(objs[i].node), objs[i].p);
     obj_drop(i);
 }
 
@@ -343,7 +315,6 @@ static void op_wrong_reap(fz_in *in)
     if (i < 0 || ri < 0 || ri == objs[i].node)
         return;
     TRACE("free(r%d, o%d %p) of r%d: misuse\n", ri, i, (void *)objs[i].p, objs[i].node);
-    reaps[ri].in_region = false; /* a free closes the region before its checks */
     if (setjmp(misuse_jmp) == 0) {
         misuse_armed = 1;
         reap_free(reap_of(ri), objs[i].p);
@@ -353,7 +324,10 @@ static void op_wrong_reap(fz_in *in)
     obj_check(i);
 }
 
-/* Free a small object, then free it again at once: the second is reported. */
+/* Free an object, then free it again at once: the second is reported,
+ * whether the first left the block freed in its chunk, joined it to the
+ * frontier or gave its chunk back.  A large object's chunk goes back to
+ * the base allocator, which may reuse its first words: not tried. */
 static void op_double_free(fz_in *in)
 {
     int i = pick_obj(in);
@@ -364,7 +338,6 @@ static void op_double_free(fz_in *in)
     void *p = objs[i].p;
     TRACE("free(r%d, o%d %p) twice: misuse\n", objs[i].node, i, p);
     reap_free(r, p);
-    reaps[objs[i].node].in_region = false;
     obj_drop(i);
     if (setjmp(misuse_jmp) == 0) {
         misuse_armed = 1;
@@ -389,7 +362,6 @@ static void op_clear(fz_in *in)
     TRACE("reap_clear(r%d)\n", ri);
     subtree_drop(ri, false, check_user_area);
     reap_clear(reap_of(ri));
-    reaps[ri].in_region = reaps[ri].region; /* a region again */
     reap_stats_t s;
     reap_get_stats(reap_of(ri), &s);
     if (s.live_objects || s.live_bytes)
@@ -434,33 +406,23 @@ static void op_limit(fz_in *in)
 
 /* ---- checks after every operation --------------------------------------- */
 
-/* The block an object of n bytes takes at least: n and the 8-byte header,
- * rounded up to the reap's grain, at least 16 (libreap/src/internal.h). */
-static uint64_t block_min(size_t n, size_t grain)
-{
-    uint64_t b = ((uint64_t)n + 8 + grain - 1) & ~(uint64_t)(grain - 1);
-    return b < 16 ? 16 : b;
-}
-
+/* live_bytes counts a small object's block (its usable size, the model's
+ * len) and a large one's whole chunk (more than its usable size). */
 static void check_reap_figures(int ri)
 {
-    uint64_t count = 0, blocks = 0, slack = 0;
+    uint64_t count = 0, blocks = 0;
     bool all_exact = true;
     for (int i = 0; i < FZ_OBJS; i++)
         if (objs[i].p && objs[i].node == ri) {
-            uint64_t b = block_min(objs[i].size, reaps[ri].grain), u = objs[i].len + 8;
-            if (objs[i].headerless) /* the size rounded up to 8, at least 8 */
-                b = objs[i].size <= 8 ? 8 : (objs[i].size + 7) & ~(uint64_t)7, u = b;
             count++;
-            blocks += b > u ? b : u;
-            slack += FUZZ_ANNOTATED ? 24 : 0;
+            blocks += objs[i].len;
             all_exact &= objs[i].exact;
         }
     reap_stats_t s;
     reap_get_stats(reap_of(ri), &s);
     if (s.live_objects != count)
         fail("live_objects differs from the model", (size_t)s.live_objects, (size_t)count);
-    if (s.live_bytes < blocks || (all_exact && s.live_bytes > blocks + slack))
+    if (s.live_bytes < blocks || (all_exact && s.live_bytes != blocks))
         fail("live_bytes differs from the blocks' sizes", (size_t)s.live_bytes, (size_t)blocks);
     if (s.peak_live_bytes < s.live_bytes || s.peak_footprint < s.footprint)
         fail("a peak below its current value", (size_t)s.peak_live_bytes, (size_t)s.live_bytes);

@@ -40,8 +40,7 @@ FUZZ_LIB_SAN = $(if $(filter yes,$(FUZZ_REAP_ASAN)),$(FUZZ_SAN) \
 	-fsanitize=undefined -fno-sanitize-recover=all $(FUZZ_NO_SANITIZE))
 FUZZ_CFLAGS = -g -O1 -fno-omit-frame-pointer -pthread -DREAP_STATIC \
 	-I$(top_srcdir)/libreap/include -I$(top_srcdir)/fuzz \
-	-I$(top_srcdir)/modules/mod_bc \
-	$(if $(filter yes,$(FUZZ_REAP_ASAN)),-DFUZZ_ANNOTATED=1) $(FUZZ_EXTRA_CFLAGS)
+	-I$(top_srcdir)/modules/mod_bc $(FUZZ_EXTRA_CFLAGS)
 # fuzz_apr: the pool code of apr-patch/src/ compiled in, with the APR
 # headers of the fast tier (apr-patch/local.mk), on Debian's libapr-1.
 FUZZ_APR_CFLAGS = -I$(REAP_APR_INCDIR) -I$(top_srcdir)/tests/apr/shim $(APR_CFLAGS)

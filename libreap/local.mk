@@ -28,6 +28,7 @@ libreap_libreap_core_la_SOURCES = \
 	libreap/src/options.c \
 	libreap/src/reap.c \
 	libreap/src/alloc.c \
+	libreap/src/region.h \
 	libreap/src/region.c \
 	libreap/src/leaheap.c \
 	libreap/src/stats.c \
@@ -39,13 +40,12 @@ libreap_libreap_la_SOURCES =
 libreap_libreap_la_LIBADD = libreap/libreap_core.la
 # Programs that compile reap_malloc_bump() in (the reap-backed APR) depend
 # on the layout REAP_FRONTIER_VERSION in reap.h names; the soname
-# (libreap.so.1) changes when a new layout breaks the old ones.  Interface
-# 2 added reap_create_from() and reap_base_on_trim(); interface 3
-# reap_set_alignment() and the frontier's grain_mask, at its end;
-# interface 4 reap_start_as_region(), reap_discard() and the frontier's
-# head_room, starts and origin, after it.  Programs built for interfaces
-# 1 to 3 still run on it.
-libreap_libreap_la_LDFLAGS = -version-info 4:0:3 -pthread
+# changes when a new layout breaks the old ones.  Interface 5 is the one
+# block format (frontier version 5): no headers, a bump that sets a start
+# bit, reap_start_as_region() and reap_discard() gone.  Nothing built for
+# interfaces 1 to 4 runs on it, so age is 0 and the soname, current - age
+# for libtool, is libreap.so.5.
+libreap_libreap_la_LDFLAGS = -version-info 5:0:0 -pthread
 
 include_HEADERS += libreap/include/reap.h
 pkgconfigdir = $(libdir)/pkgconfig
@@ -61,7 +61,7 @@ pkgconfig_DATA += libreap/libreap.pc
 REAP_LINK_DIR = libreap/link
 $(REAP_LINK_DIR)/libreap.so: libreap/libreap.la
 	@$(MKDIR_P) $(REAP_LINK_DIR)
-	ln -sf $(abs_top_builddir)/libreap/.libs/libreap.so.1 $(REAP_LINK_DIR)/libreap.so.1
+	ln -sf $(abs_top_builddir)/libreap/.libs/libreap.so.5 $(REAP_LINK_DIR)/libreap.so.5
 	ln -sf $(abs_top_builddir)/libreap/.libs/libreap.so $@
 clean-local: clean-reap-link
 clean-reap-link:

@@ -49,3 +49,7 @@ tests_integration_test_walk_LDADD = $(INTEG_LDADD)
 check_PROGRAMS += $(REAP_TESTS)
 FAST_TESTS += $(REAP_TESTS)
 endif
+
+# tests/misuse-mutants.sh: each misuse check taken out must fail a test
+# (run by hand; docs/misuse.md).
+EXTRA_DIST += tests/misuse-mutants.sh

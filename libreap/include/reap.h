@@ -74,9 +74,13 @@ REAP_API reap_t *reap_create(reap_t *parent);
  * keeps its pools' memory on its own free lists up to a bound.
  *
  * @c alloc hands out a chunk of exactly @p size bytes, a multiple of
- * REAP_CHUNK_GRAIN, aligned to 16 bytes; NULL when memory runs out.  The
- * reap asks for 8 to 64 KiB under the default REAP_FIRST_CHUNK and
- * REAP_MAX_CHUNK (up to twice that when one block needs it).  @c free takes
+ * REAP_CHUNK_GRAIN; NULL when memory runs out.  The chunk must be a whole
+ * block of reap_base_alloc() (one asked for with @p size, or one a reap
+ * gave back to the source), because a reap finds a chunk from any
+ * pointer into it through the base allocator.  The reap asks the source
+ * for chunks of REAP_CHUNK_GRAIN bytes and more (up to REAP_MAX_CHUNK, or
+ * twice that when one block needs it); smaller chunks come from the base
+ * allocator directly.  @c free takes
  * a chunk back, with its size, when a clear, a destroy or the last free of
  * a retired chunk lets it go.  Large objects (above REAP_LARGE_THRESHOLD)
  * still come from the base allocator.  The source must outlive every reap
@@ -88,11 +92,14 @@ typedef struct reap_chunk_source {
     void *ctx;
 } reap_chunk_source_t;
 
+/** The largest user area a reap may have (reap_options_t.user_size). */
+#define REAP_USER_MAX 4096
+
 /** Options of reap_create_ex(); zero-initialise and set what you need. */
 typedef struct reap_options {
     /** Bytes of caller space kept inside the reap object itself, 16-byte
      *  aligned, zero-filled at creation and untouched by reap_clear().  APR
-     *  keeps its pool structure there.  0 for none. */
+     *  keeps its pool structure there.  0 for none, at most REAP_USER_MAX. */
     size_t user_size;
 } reap_options_t;
 
@@ -100,7 +107,7 @@ typedef struct reap_options {
  * Create a reap with options; reap_create(parent) is reap_create_ex(parent,
  * NULL).
  * @return the new reap, or NULL on failure (also when @p opts asks for a
- *         user area larger than 64 KiB).
+ *         user area larger than REAP_USER_MAX).
  */
 REAP_API reap_t *reap_create_ex(reap_t *parent, const reap_options_t *opts);
 
@@ -118,38 +125,15 @@ REAP_API reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
 
 /**
  * Align the objects of @p r to @p alignment bytes: 8, or REAP_ALIGNMENT
- * (the default).  At 8, a block is the request and its 8-byte header
- * rounded up to 8 bytes, not 16, as APR's pools, which promise 8-byte
- * alignment, round theirs; a request of 8 bytes or less takes 16 either
- * way.  reap_aligned_alloc() still aligns to what it is asked.  Call it on
- * a reap that has handed out nothing since its creation or its last
- * clear; children do not inherit it.
+ * (the default).  An object takes its size rounded up to the alignment,
+ * so at 8 it takes what it would in an APR pool, which promises 8-byte
+ * alignment.  reap_aligned_alloc() still aligns to what it is asked.
+ * Call it on a reap that has handed out nothing since its creation or its
+ * last clear; children do not inherit it.
  * @return 0, or EINVAL for another alignment or a reap that has handed out
  *         objects.
  */
 REAP_API int reap_set_alignment(reap_t *r, size_t alignment);
-
-/**
- * Let @p r hand out objects without a header, as a region does, until its
- * first reap_free().  Such an object costs its size rounded up to 8 bytes;
- * each chunk spends two bits on every 8 bytes (where objects start, which
- * are freed), so a free of one is checked as any other: a double free, an
- * interior or a foreign pointer is a misuse.  While @p r is a region, a
- * freed object of 16 bytes or more is used again, cut to size, once a
- * request would otherwise take a new chunk; the memory of the others, and
- * of all freed after the region ends, stays in the reap until
- * reap_clear().  The first reap_free() also makes @p r give the
- * objects it hands out from then on a header, so that later frees reuse
- * them; reap_discard() frees without that change.  reap_realloc() keeps a
- * shrinking object where it is and moves a growing one.  reap_clear()
- * makes @p r a region again.  Call it on a reap of 8-byte alignment
- * (reap_set_alignment()) that has handed out nothing since its creation or
- * last clear.  reap_usable_size() cannot size such objects, and code that
- * compiled reap_malloc_bump() from a reap.h before REAP_FRONTIER_VERSION 4
- * must not allocate from such a reap.
- * @return 0, or EINVAL.
- */
-REAP_API int reap_start_as_region(reap_t *r);
 
 /** @return the user area of @p r (see reap_options_t), or NULL if it has none. */
 REAP_API void *reap_user_area(reap_t *r);
@@ -203,23 +187,16 @@ REAP_API void *reap_realloc(reap_t *r, void *ptr, size_t size);
 REAP_API void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t size);
 
 /**
- * Free one object of @p r; it becomes available to later allocations from
- * @p r.  NULL does nothing.  A pointer @p r did not hand out, or one freed
+ * Free one object of @p r; its memory is used again by later allocations
+ * from @p r (once the reap would otherwise grow: a sweep joins freed
+ * neighbours and files them for reuse).  NULL does nothing.  A pointer @p r did not hand out, or one freed
  * already, is a misuse (see reap_set_misuse_handler()).
  */
 REAP_API void reap_free(reap_t *r, void *ptr);
 
-/**
- * reap_free(), except that a reap that is still a region
- * (reap_start_as_region()) stays one.  For frees a library layered on reaps
- * makes of its own accord, such as APR's hash and table code dropping the
- * storage it replaced, which say nothing of what the program will free.
- */
-REAP_API void reap_discard(reap_t *r, void *ptr);
-
-/** @return the bytes usable at @p ptr (at least what was asked); 0 for NULL.
- *  Not for an object handed out while its reap was a region
- *  (reap_start_as_region()): it has no header to read. */
+/** @return the bytes usable at @p ptr (at least what was asked: its size
+ *  rounded up to the reap's alignment); 0 for NULL.  @p ptr must be a live
+ *  object of a reap; the reap's own thread calls it. */
 REAP_API size_t reap_usable_size(const void *ptr);
 
 /* ------------------------------------------------------------------------- */
@@ -229,73 +206,45 @@ REAP_API size_t reap_usable_size(const void *ptr);
  * The first fields of every reap, published for reap_malloc_bump() and
  * for nothing else: only it and libreap read or write them.  A program
  * that compiles reap_malloc_bump() in depends on this layout and on the
- * block format it writes (an 8-byte header in the second word of the
- * block, the object 16 bytes in; in a reap that is still a region, no
- * header, the object 8 bytes in, and a bit set in the chunk's bitmap of
- * starts); REAP_FRONTIER_VERSION changes when either does.  Version 3
- * added grain_mask at the end, and version 4 head_room, starts and
- * origin after it, so code compiled for version 2 or 3 still runs on
- * reaps that reap_start_as_region() has not made regions.
+ * block format it writes (no header: the object is the block, and a bit
+ * set in its chunk's bitmap of block starts, one bit for each 8 bytes);
+ * REAP_FRONTIER_VERSION changes when either does.  Version 5 is the
+ * first of blocks without headers in every reap.
  */
-#define REAP_FRONTIER_VERSION 4
+#define REAP_FRONTIER_VERSION 5
 
 typedef struct reap_frontier {
     char *bump;          /**< where the next bumped block starts */
     char *bump_end;      /**< where the last bumped block may end */
-    size_t head_bits;    /**< or'ed with a block's size into its header */
-    size_t inline_limit; /**< reap_malloc_bump() bumps requests below this;
-                          *   0 while something freed waits for reuse (the
-                          *   reap is not a region then), and always where
-                          *   libreap annotates memory for ASan or Valgrind,
-                          *   so every object is annotated */
-    uint64_t live_bytes; /**< statistics: bytes of live blocks */
-    uint64_t allocs;     /**< statistics: allocations */
+    uintptr_t bits;      /**< the current chunk's bitmaps: the word of block
+                          *   starts for address a is at bits + (a >> 9 << 4),
+                          *   its bit (a >> 3) % 64 */
+    size_t inline_limit; /**< reap_malloc_bump() bumps requests of 1 to this
+                          *   many bytes (freed objects wait for the
+                          *   chunk to fill); 0 where libreap annotates
+                          *   memory for ASan or Valgrind or traces */
     size_t grain_mask;   /**< block sizes are multiples of this plus one */
-    size_t head_room;    /**< 8, a block's header; 0 while the reap is a
-                          *   region (reap_start_as_region()) */
-    uint64_t *starts;    /**< NULL, or while a region the current chunk's
-                          *   bitmap of block starts, a bit per 8 bytes */
-    char *origin;        /**< the block start that bit 0 of starts stands for */
 } reap_frontier_t;
 
-/** The bytes of the block a request of @p size bytes takes in a reap of
- *  the default alignment (size + header, rounded up to REAP_ALIGNMENT). */
+/** The bytes of the block a request of @p size bytes (at least 1) takes in
+ *  a reap of the default alignment: @p size rounded up to REAP_ALIGNMENT. */
 static inline size_t reap_block_size(size_t size)
 {
-    return (size + 8 + REAP_ALIGNMENT - 1) & ~(size_t)(REAP_ALIGNMENT - 1);
+    return (size + REAP_ALIGNMENT - 1) & ~(size_t)(REAP_ALIGNMENT - 1);
 }
 
-/** The bytes of the block a request of @p size bytes takes in the reap
- *  whose frontier is @p f (size + header, rounded up to its grain, at
- *  least 16; without a header while the reap is a region, at least 8). */
-static inline size_t reap_frontier_block_size(const reap_frontier_t *f, size_t size)
-{
-    size_t s = (size + f->head_room + f->grain_mask) & ~f->grain_mask;
-    size_t least = f->head_room + 8;
-    return s < least ? least : s;
-}
-
-/** The block of @p bsize bytes (from reap_frontier_block_size()) cut from the
- *  frontier, counted and returned as an object; NULL when the current chunk
+/** The block of @p bsize bytes (a request rounded up to the reap's grain)
+ *  cut from the frontier, its start recorded; NULL when the current chunk
  *  has no room for it. */
 static inline void *reap_frontier_bump(reap_frontier_t *f, size_t bsize)
 {
     char *b = f->bump;
-    uint64_t *starts = f->starts;
-    size_t head_room = f->head_room; /* read before the stores, which may alias */
 
     if (bsize > (size_t)(f->bump_end - b))
         return NULL;
     f->bump = b + bsize;
-    if (starts) {
-        size_t i = (size_t)(b - f->origin) / 8;
-        starts[i / 64] |= (uint64_t)1 << (i % 64);
-    } else {
-        ((size_t *)(void *)b)[1] = bsize | f->head_bits;
-    }
-    f->live_bytes += bsize;
-    f->allocs++;
-    return b + 8 + head_room;
+    *(uint64_t *)(f->bits + ((uintptr_t)b >> 9 << 4)) |= (uint64_t)1 << ((uintptr_t)b >> 3 & 63);
+    return b;
 }
 
 /**
@@ -312,8 +261,8 @@ static inline void *reap_malloc_bump(reap_t *r, size_t size)
 {
     reap_frontier_t *f = (reap_frontier_t *)(void *)r;
 
-    if (size < f->inline_limit)
-        return reap_frontier_bump(f, reap_frontier_block_size(f, size));
+    if (size - 1 < f->inline_limit) /* 1 .. inline_limit */
+        return reap_frontier_bump(f, (size + f->grain_mask) & ~f->grain_mask);
     return NULL;
 }
 
@@ -346,15 +295,15 @@ REAP_API size_t reap_get_limit(const reap_t *r);
 
 /**
  * Figures of a reap.  "Bytes" of objects count whole blocks: the request
- * plus the 8-byte header, rounded up to the reap's alignment, at least 16
- * (reap_frontier_block_size()).  Two cases count more: a block cut from a
- * freed one keeps a remainder too small to stand alone (up to 24 bytes more),
- * and a large object counts the whole block the base allocator gave it.
+ * rounded up to the reap's alignment (at least one grain).  Two cases
+ * count more: a block cut from a freed one keeps a remainder too small to
+ * stand alone (up to 8 bytes more), and a large object counts the whole
+ * solo chunk it takes.
  * The field list is REAP_STATS_FIELDS, so printers stay in step with it.
  */
 #define REAP_STATS_FIELDS(X)                                                   \
     X(reaps, "reaps counted (1, or the size of the subtree)")                  \
-    X(live_bytes, "bytes in live objects, headers included")                   \
+    X(live_bytes, "bytes in live objects, rounded to their blocks")                   \
     X(live_objects, "objects allocated and not yet freed or cleared")          \
     X(peak_live_bytes, "highest live_bytes since creation")                    \
     X(footprint, "bytes held from the base allocator")                         \
@@ -553,10 +502,9 @@ typedef enum reap_misuse_kind {
                                   *   reap's, malloc's, or one inside an object */
     REAP_MISUSE_FREED_REALLOC,   /**< reap_realloc() of an object freed already */
     REAP_MISUSE_NULL_REAP,       /**< a NULL reap where one is required */
-    REAP_MISUSE_CORRUPTION       /**< a block's boundary tags are inconsistent (a
-                                  *   write past an object's end, or a bug),
-                                  *   or a freed object waiting for reuse in
-                                  *   a region was written to: always aborts */
+    REAP_MISUSE_CORRUPTION       /**< a freed object waiting on the reap's
+                                  *   lists was written to (its link points
+                                  *   to no freed block): always aborts */
 } reap_misuse_kind_t;
 
 /** What libreap does after a misuse (the handler's return value). */

@@ -4,19 +4,18 @@
  * alloc.c - the object API: malloc, calloc, realloc, aligned alloc, free.
  *
  * The two hot paths are here and kept short.  reap_malloc() bumps the
- * frontier while the heap is empty (the "clear-optimized" path of the 2002
- * reaps: a region's cost plus one header store), and otherwise pops a quick
- * list of the exact size, carves dv, or bumps when the bins' bitmap shows
- * no block that fits; anything else goes to alloc_slow(), which tries
- * the heap's bins, then the current chunk, then (once something has been
- * freed) coalesces the quick lists and looks at the bins again, where
- * retired chunks' tails wait, and only then takes a new chunk.  reap_free() checks the header with one
- * compare (in use, not quick, not large or a fence, this reap's tag; a
- * block that fails it is a misuse, reported by rp_misuse, unless it is a
- * large object), then
- * gives the block back to the frontier when it borders it, parks a small
- * block on its quick list, or frees it onto the bins.  Objects above the
- * large threshold go to region.c's large objects.
+ * frontier while its chunk has room (reap.h's inline bump: the region's
+ * cost and one start bit), then takes from the lists (leaheap.c), sweeps
+ * when that pays, and only then takes a new chunk (region.c).
+ * reap_free() finds the object's chunk from its address (the frontier's
+ * chunk by its range, any other through the base allocator's map, its
+ * block and the chunk's key), checks its two bits there (a start, not
+ * freed), finds its end at the next start bit, sets its freed bit and
+ * files it on its list: it reads nothing of the object and writes one
+ * link into it.  The last block before the frontier goes back to the
+ * frontier at once.
+ * Every other misuse is told apart by the same bits, in free_misuse().
+ * Objects above the large threshold get solo chunks (region.c).
  *
  * In ASan and Valgrind builds (annotate.h) each public call first asks
  * RP_ANNOTATED() and, when annotating, takes an ann_* function below that
@@ -25,17 +24,8 @@
  */
 #include <string.h>
 
-#include "internal.h"
+#include "region.h"
 #include "util/trace.h"
-
-/* ---- checks ---------------------------------------------------------------- */
-
-
-/* p is aligned as r's objects are: else it cannot be one of them. */
-static inline bool aligned_in(const reap_t *r, const void *p)
-{
-    return ((uintptr_t)p & r->grain_mask) == 0;
-}
 
 /* r is a reap; otherwise the misuse is reported (the caller returns when
  * rp_misuse does). */
@@ -47,119 +37,71 @@ static inline bool reap_given(reap_t *r, const void *p, const char *what)
     return false;
 }
 
-/* Returns the block of p after the checks a free or realloc needs: cheap
- * ones always, ownership and the heap walk in debug builds; NULL once a
- * misuse is reported and rp_misuse returned. */
-static rp_block_t *checked_block(reap_t *r, void *p, bool realloc)
+/* ---- the checks of a free or realloc ------------------------------------------------ */
+
+/* What a pointer passed to free or realloc is. */
+typedef enum { P_LIVE, P_SOLO, P_FREED, P_FOREIGN } p_kind_t;
+
+/* Classifies p for r from the metadata alone: *cp gets its chunk. */
+static p_kind_t classify(reap_t *r, const void *p, rp_chunk_t **cp)
 {
-    rp_block_t *b = rp_mem2b(p);
-    const char *foreign = realloc ? RP_REALLOC_FOREIGN : RP_FREE_FOREIGN;
-    size_t h = aligned_in(r, p) ? b->head : RP_FENCE; /* misaligned: foreign */
-    if (RP_UNLIKELY((h >> RP_TAG_SHIFT) != r->tag || (h & RP_FENCE))) {
-        rp_misuse(REAP_MISUSE_FOREIGN, foreign, r, p);
-        return NULL;
-    }
-    if (RP_UNLIKELY(!(h & RP_CINUSE) || (h & RP_QUICK))) {
-        if (realloc)
-            rp_misuse(REAP_MISUSE_FREED_REALLOC, "realloc of a freed pointer", r, p);
-        else
-            rp_misuse(REAP_MISUSE_DOUBLE_FREE, "double free of", r, p);
-        return NULL;
-    }
-    if (config_debug) {
-        if (!rp_region_owns(r, p)) {
-            rp_misuse(REAP_MISUSE_FOREIGN, foreign, r, p);
-            return NULL;
-        }
-        rp_heap_check(r);
-    }
-    return b;
+    uintptr_t start;
+    rp_chunk_t *c = rp_chunk_block(p, &start);
+    *cp = c;
+    if (!c || c->reap != r || ((uintptr_t)p & r->grain_mask) != 0)
+        return P_FOREIGN;
+    if (rp_chunk_solo(c))
+        return (const char *)p == c->arena ? P_SOLO : P_FOREIGN;
+    if (c->key != rp_chunk_key(c)) /* a solo chunk given back keeps its key inverted */
+        return c->key == rp_solo_freed_key(c) && (const char *)p == c->arena ? P_FREED : P_FOREIGN;
+    if (c == r->chunk && (const char *)p >= r->bump) /* freed, and taken back by the frontier */
+        return (const char *)p < r->high ? P_FREED : P_FOREIGN;
+    const rp_pair_t *w = rp_pair_at(c, p);
+    uint64_t bit = rp_bit(p);
+    if (w->freed & bit) /* a freed block's start, or one a sweep joined to the block before */
+        return P_FREED;
+    return (w->start & bit) ? P_LIVE : P_FOREIGN;
 }
 
-/* ---- allocation -------------------------------------------------------------- */
-
-/* Count b, size bytes, as handed out and return its payload (8 bytes in
- * while the reap is a region, past the header otherwise). */
-static inline void *handed_out(reap_t *r, rp_block_t *b, size_t size)
+/* Reports p, which is not a live object of r, as free or realloc found it. */
+RP_COLD static void misuse(reap_t *r, const void *p, p_kind_t kind, bool realloc)
 {
-    r->live_bytes += size;
-    r->allocs++;
-    return (char *)b + 8 + r->head_room;
+    if (kind == P_FREED)
+        rp_misuse(realloc ? REAP_MISUSE_FREED_REALLOC : REAP_MISUSE_DOUBLE_FREE,
+                  realloc ? "realloc of a freed pointer" : "double free of", r, p);
+    else
+        rp_misuse(REAP_MISUSE_FOREIGN, realloc ? RP_REALLOC_FOREIGN : RP_FREE_FOREIGN, r, p);
 }
 
-static RP_NOINLINE void *alloc_slow(reap_t *r, size_t n)
+/* ---- allocation ------------------------------------------------------------------------ */
+
+static RP_NOINLINE void *malloc_slow(reap_t *r, size_t n)
 {
     if (!reap_given(r, NULL, "NULL reap passed to reap_malloc")) {
         errno = EINVAL;
         return NULL;
     }
-    if (n > r->bump_max) {
-        void *p = rp_large_alloc(r, n, RP_GRAIN);
-        if (p)
-            r->allocs++;
-        return p;
+    if (n > rp_opt.large_threshold)
+        return rp_solo_alloc(r, n, RP_GRAIN);
+    size_t bsize = rp_block_size(r, n);
+    char *b = NULL;
+    if (bsize <= (size_t)(r->bump_end - r->bump))
+        return reap_frontier_bump((reap_frontier_t *)(void *)r, bsize);
+    if (r->heap != NULL && (b = rp_heap_take(r, bsize)))
+        return b;
+    if (rp_sweep_due(r, bsize)) {
+        rp_sweep(r);
+        if ((b = rp_heap_take(r, bsize))) /* without lists, a scan */
+            return b;
+        if (bsize <= (size_t)(r->bump_end - r->bump)) /* the frontier may have gone back */
+            return reap_frontier_bump((reap_frontier_t *)(void *)r, bsize);
     }
-    size_t csz = rp_request2size(r, n);
-    rp_block_t *b = NULL;
-    if (!r->heap_empty)
-        b = rp_heap_alloc(r, csz);
-    if (!b && csz <= (size_t)(r->bump_end - r->bump))
-        b = rp_region_bump(r, csz);
-    if (!b && !r->heap_empty) {
-        /* before growing: what the quick blocks join into, retired tails
-         * (a reap that never freed is a region and leaves tails alone) */
-        if (r->quick_bytes)
-            rp_heap_consolidate(r);
-        b = rp_heap_alloc(r, csz);
-    }
-    if (!b && rp_region_has_holes(r)) /* a region's discards, first */
-        b = rp_region_hole_take(r, csz);
-    if (!b)
-        b = rp_region_bump(r, csz);
-    if (!b)
-        return NULL;
-    return handed_out(r, b, r->head_room ? rp_bsize(b) : csz); /* a region's have no head */
-}
-
-/* The rest of an allocation once reap_malloc_bump() has failed (or, while
- * annotating or tracing, could not succeed: inline_limit is 0 then). */
-static inline void *malloc_after_bump(reap_t *r, size_t n)
-{
-    if (RP_LIKELY(r != NULL) && !r->heap_empty && n <= r->bump_max) {
-        size_t csz = rp_request2size(r, n);
-        if (csz >= RP_SMALL_LIMIT)
-            return alloc_slow(r, n);
-        rp_block_t *qb = rp_quick_pop(r, csz);
-        if (qb)
-            return handed_out(r, qb, rp_bsize(qb));
-        if (r->heap_free_bytes) {
-            /* dv is a small frontier: carve it unless an exact fit waits */
-            if (r->dv_size >= csz + RP_MIN_BLOCK && !r->heap->bin[csz / RP_GRAIN])
-                return handed_out(r, rp_dv_carve(r, csz), csz);
-            /* a bin that fits, or dv whole: the heap serves it */
-            if (r->dv_size >= csz || rp_heap_fits(r->heap, csz))
-                return alloc_slow(r, n);
-        } else if (!r->quick_bytes) {
-            rp_set_heap_empty(r, true); /* all reused: a region again (rp_quick_pop) */
-        }
-        /* nothing freed fits (rp_heap_alloc would find none): bump */
-        void *p = reap_frontier_bump((reap_frontier_t *)(void *)r, csz);
-        if (RP_LIKELY(p != NULL))
-            return p;
-    }
-    return alloc_slow(r, n);
-}
-
-/* Not annotating, so inline_limit is bump_max + 1 while the heap is empty
- * and 0 otherwise: reap_malloc_bump() is the region case whole. */
-static inline void *malloc_plain(reap_t *r, size_t n)
-{
-    if (RP_LIKELY(r != NULL)) {
-        void *p = reap_malloc_bump(r, n);
-        if (RP_LIKELY(p != NULL))
-            return p;
-    }
-    return malloc_after_bump(r, n);
+    if ((b = rp_region_bump(r, bsize)) || r->free_bytes < bsize)
+        return b;
+    /* the reap cannot grow (a limit, no memory): whatever was freed, even
+     * since a sweep not worth its walk, before it fails */
+    rp_sweep(r);
+    return rp_heap_take(r, bsize);
 }
 
 static RP_NOINLINE void *ann_malloc(reap_t *r, size_t n);
@@ -170,7 +112,8 @@ static inline void *malloc_any(reap_t *r, size_t n)
 {
     if (RP_ANNOTATED())
         return ann_malloc(r, n);
-    return malloc_plain(r, n);
+    void *p = r != NULL ? reap_malloc_bump(r, n) : NULL;
+    return RP_LIKELY(p != NULL) ? p : malloc_slow(r, n);
 }
 
 static RP_NOINLINE void *traced_malloc(reap_t *r, size_t n)
@@ -195,7 +138,7 @@ void *reap_malloc(reap_t *r, size_t n)
         return traced_malloc(r, n);
     if (RP_ANNOTATED())
         return ann_malloc(r, n);
-    return malloc_after_bump(r, n);
+    return malloc_slow(r, n);
 }
 
 void *reap_calloc(reap_t *r, size_t n, size_t size)
@@ -211,62 +154,55 @@ void *reap_calloc(reap_t *r, size_t n, size_t size)
     return p;
 }
 
-/* Over-allocate, then give back the part before the aligned address and the
- * part after the object. */
-static void *aligned_small(reap_t *r, size_t alignment, size_t n)
+/* [b, b + size) of c, cut from a live block, is a freed block, filed at
+ * once as a free's would be (the lists are made for it if need be). */
+static void free_tail(reap_t *r, const rp_chunk_t *c, char *b, size_t size)
 {
-    size_t csz = rp_request2size(r, n);
-    char *p = malloc_plain(r, csz + alignment + RP_MIN_BLOCK);
-    if (!p)
-        return NULL;
-    rp_block_t *b = rp_mem2b(p);
-    if ((uintptr_t)p % alignment != 0) {
-        char *q = (char *)(((uintptr_t)p + RP_MIN_BLOCK + alignment - 1) & ~(uintptr_t)(alignment - 1));
-        size_t lead = (size_t)(q - p), size = rp_bsize(b);
-        rp_block_t *nb = rp_at(b, lead);
-        nb->head = (size - lead) | RP_PINUSE | RP_CINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
-        b->head = lead | (b->head & RP_PINUSE) | RP_CINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
-        rp_heap_free(r, b);
-        rp_live_sub(r, lead);
-        b = nb;
+    if (!r->heap)
+        rp_heap_ensure(r);
+    rp_bits_free_tail(r, c, b, size);
+}
+
+/* Shrinks live block p of c, ending at e, to want bytes: the rest goes to
+ * the frontier or becomes a freed block. */
+static void shrink_in_place(reap_t *r, rp_chunk_t *c, char *p, char *e, size_t want)
+{
+    char *cut = p + want;
+    if (cut == e)
+        return;
+    rp_settle(r); /* before a start bit is added or the frontier moves */
+    r->live_bytes -= (uint64_t)(e - cut);
+    if (c == r->chunk && e == r->bump) {
+        rp_frontier_back(r, cut);
+        return;
     }
-    size_t before = rp_bsize(b);
-    rp_heap_trim(r, b, csz);
-    rp_live_sub(r, before - rp_bsize(b));
-    return rp_b2mem(b);
+    free_tail(r, c, cut, (size_t)(e - cut));
 }
 
-/* A region's blocks have no header to split: bump the slack too, and let
- * the object start at the aligned address (region.c makes the bytes before
- * it a freed block of their own). */
-static void *aligned_region(reap_t *r, size_t alignment, size_t n)
-{
-    char *p = malloc_plain(r, n + alignment);
-    if (!p)
-        return NULL;
-    char *q = (char *)(((uintptr_t)p + alignment - 1) & ~(uintptr_t)(alignment - 1));
-    if (q != p)
-        rp_region_move_start(r, p, q);
-    return q;
-}
-
+/* The object starts at the aligned address inside a block bumped or taken
+ * with room for the slack; the bytes before it are a freed block. */
 static void *aligned_plain(reap_t *r, size_t alignment, size_t n)
 {
     if (alignment <= r->grain_mask + 1)
-        return malloc_plain(r, n);
+        return malloc_slow(r, n);
     if (n >= RP_MAX_REQUEST || alignment >= RP_MAX_REQUEST)
         return NULL;
-    /* aligned_small() asks for the object plus alignment slack: route by
-     * that padded size, or its block could come back as a large object. */
-    if (rp_request2size(r, n) + alignment + RP_MIN_BLOCK > rp_opt.large_threshold) {
-        void *p = rp_large_alloc(r, n, alignment);
-        if (p)
-            r->allocs++;
-        return p;
+    if (n + alignment > rp_opt.large_threshold)
+        return rp_solo_alloc(r, n, alignment);
+    char *b = malloc_slow(r, n + alignment);
+    if (!b)
+        return NULL;
+    char *q = (char *)(((uintptr_t)b + alignment - 1) & ~(uintptr_t)(alignment - 1));
+    rp_chunk_t *c = rp_chunk_find(b);
+    char *e = rp_block_end(r, c, b);
+    if (q != b) { /* the bytes before q: a freed block */
+        rp_settle(r); /* the start bit at q is no new block */
+        rp_pair_at(c, q)->start |= rp_bit(q);
+        free_tail(r, c, b, (size_t)(q - b));
+        r->live_bytes -= (uint64_t)(q - b);
     }
-    if (r->head_room == 0)
-        return aligned_region(r, alignment, n);
-    return aligned_small(r, alignment, n);
+    shrink_in_place(r, c, q, e, rp_block_size(r, n)); /* and what follows the object */
+    return q;
 }
 
 static void *ann_aligned(reap_t *r, size_t alignment, size_t n);
@@ -287,78 +223,103 @@ void *reap_aligned_alloc(reap_t *r, size_t alignment, size_t n)
     return p;
 }
 
-/* ---- free ---------------------------------------------------------------------- */
+/* ---- free ---------------------------------------------------------------------------- */
 
-static RP_NOINLINE void free_large(reap_t *r, void *p)
+/* The last block before the frontier goes back to it. */
+static RP_NOINLINE void free_at_frontier(reap_t *r, rp_chunk_t *c, char *p)
 {
-    rp_block_t *b = checked_block(r, p, false);
-    if (!b)
-        return;
+    rp_settle(r);
+    r->live_bytes -= (uint64_t)(r->bump - p);
     r->frees++;
-    rp_large_free(r, b);
+    rp_pair_at(c, p)->start &= ~rp_bit(p);
+    rp_frontier_back(r, p);
 }
 
-/* b passed the checks: give it back to the frontier if it borders it, park
- * it on its quick list if it is small, else free it onto the bins. */
-static inline void free_block(reap_t *r, rp_block_t *b, size_t h)
+/* Sets the freed bit (bit, in pair w) of p, a live block ending at e, and
+ * files it on its list of r's heap, h (unless a limit left r none). */
+static inline void free_block(reap_t *r, rp_heap_t *h, rp_pair_t *w, uint64_t bit, char *p,
+                              const char *e)
 {
-    size_t size = h & RP_SIZE_MASK;
+    uint64_t size = (uint64_t)(e - p);
+    w->freed |= bit;
+    rp_settle_live(r);
+    r->live_bytes -= size;
+    r->free_bytes += size;
     r->frees++;
-    rp_live_sub(r, size);
-    if (size < r->quick_below && (char *)b + size != r->bump) {
-        rp_quick_push(r, b, size);
-        return;
-    }
-    rp_heap_free(r, b);
+    if (RP_LIKELY(h != NULL) && size >= RP_LIST_MIN)
+        rp_heap_file(r, h, p, size);
 }
 
-static RP_NOINLINE void free_slow(reap_t *r, void *p)
+/* A free, every case: a block of a bumped chunk (the last before the
+ * frontier goes back to it), a solo object, a misuse. */
+static RP_NOINLINE void free_plain(reap_t *r, void *p)
 {
-    /* Debug builds look before they read: a large object freed twice has
-     * already gone back to the base allocator. */
-    if (config_debug && !rp_region_owns(r, p)) { /* also a large object freed twice */
-        rp_misuse(REAP_MISUSE_FOREIGN, RP_FREE_FOREIGN, r, p);
-        return;
+    rp_chunk_t *c;
+    p_kind_t kind = classify(r, p, &c);
+    if (kind == P_LIVE) {
+        rp_pair_t *w = rp_pair_at(c, p);
+        char *e = rp_next_start_in(w, p);
+        if (c == r->chunk && e >= r->bump)
+            free_at_frontier(r, c, p);
+        else
+            free_block(r, r->heap ? r->heap : rp_heap_ensure(r), w, rp_bit(p), p, e);
+    } else if (kind == P_SOLO) {
+        rp_settle_live(r);
+        r->live_bytes -= c->size;
+        r->frees++;
+        rp_solo_free(r, c);
+    } else {
+        misuse(r, p, kind, false);
     }
-    rp_block_t *b = rp_mem2b(p);
-    if ((b->head & RP_LARGE) && ((uintptr_t)p % RP_GRAIN) == 0) { /* large: 16-byte aligned */
-        free_large(r, p);
-        return;
-    }
-    b = checked_block(r, p, false);
-    if (b)
-        free_block(r, b, b->head);
+    if (config_debug)
+        rp_heap_check(r);
 }
 
-static inline void free_plain(reap_t *r, void *p)
+/* The common free: a live block of a chunk found by the address map, not
+ * the last before the frontier.  Everything it needs is inline and it
+ * calls nothing, so it needs no stack frame; false sends the caller to
+ * free_plain(), which sorts out the rest. */
+static inline bool free_fast(reap_t *r, char *p)
 {
-    size_t h = rp_mem2b(p)->head;
-    const size_t checked = RP_TAG_MASK | RP_CINUSE | RP_QUICK | RP_LARGE | RP_FENCE;
-    if (RP_LIKELY((h & checked) == (r->head_bits & (RP_TAG_MASK | RP_CINUSE)) &&
-                  aligned_in(r, p) && !config_debug))
-        free_block(r, rp_mem2b(p), h);
-    else
-        free_slow(r, p);
+    /* the frontier's chunk, where the newest objects are, without the map */
+    rp_chunk_t *c = r->chunk;
+    uintptr_t start = (uintptr_t)c->start;
+    if ((uintptr_t)p - start >= c->size) {
+        uint8_t m = rp_base_map_get(p);
+        if (RP_UNLIKELY(!(m & RP_BASE_MAP_ALIGNED)))
+            return false;
+        unsigned s = m & 0x3f;
+        start = (uintptr_t)p & ((uintptr_t)-1 << s);
+        if (RP_UNLIKELY(!(start & (((uintptr_t)1 << rp_base_map_shift) - 1))))
+            return false;
+        c = rp_desc(start, s);
+        if (RP_UNLIKELY(c->key != rp_chunk_key(c) || c->reap != r))
+            return false;
+    }
+    /* 8-aligned: a start bit says the rest (a 16-byte grain starts blocks
+     * on 16 only) */
+    if (RP_UNLIKELY((uintptr_t)p & 7))
+        return false;
+    rp_pair_t *w = rp_pair_in(c, start, p);
+    uint64_t bit = rp_bit(p);
+    if (RP_UNLIKELY(!(w->start & ~w->freed & bit)))
+        return false;
+    char *e = rp_next_start_in(w, p);
+    rp_heap_t *h = r->heap;
+    if (RP_UNLIKELY((c == r->chunk && e >= r->bump) || h == NULL))
+        return false;
+    free_block(r, h, w, bit, p, e);
+    if (config_debug)
+        rp_heap_check(r);
+    return true;
 }
 
 static void ann_free(reap_t *r, void *p);
 
-/* A free: with closes (reap_free, not reap_discard or a realloc), the
- * first one of a reap that is still a region makes the blocks from here on
- * get headers, so that their frees reuse them.  A block without header
- * (from while the reap was a region) is checked against its chunk's
- * bitmaps by region.c, which keeps it for reuse while the reap is a region
- * (its holes) and else leaves its memory to the clear. */
-static inline void free_any(reap_t *r, void *p, bool closes)
+static RP_NOINLINE void free_any(reap_t *r, void *p)
 {
     if (p == NULL || !reap_given(r, p, "NULL reap passed to reap_free"))
         return;
-    if (r->region_start) { /* every pool of the reap-backed APR */
-        if (closes && r->head_room == 0)
-            rp_region_close(r);
-        if (rp_region_may_own(r, p) && rp_region_free(r, p))
-            return;
-    }
     if (RP_ANNOTATED()) {
         ann_free(r, p);
         return;
@@ -367,37 +328,37 @@ static inline void free_any(reap_t *r, void *p, bool closes)
 }
 
 /* The event goes first: once freed, the block may be handed out again. */
-static RP_NOINLINE void traced_free(reap_t *r, void *p, bool discard)
+static RP_NOINLINE void traced_free(reap_t *r, void *p)
 {
     if (p)
-        rp_trace_free_as(r, p, discard);
-    free_any(r, p, !discard);
-}
-
-void reap_discard(reap_t *r, void *p)
-{
-    if (RP_UNLIKELY(rp_tracing())) {
-        traced_free(r, p, true);
-        return;
-    }
-    free_any(r, p, false);
+        rp_trace_free(r, p);
+    free_any(r, p);
 }
 
 void reap_free(reap_t *r, void *p)
 {
     if (RP_UNLIKELY(rp_tracing())) {
-        traced_free(r, p, false);
+        traced_free(r, p);
         return;
     }
-    free_any(r, p, true);
+    if (RP_LIKELY(r != NULL && p != NULL && !RP_ANNOTATED()) && free_fast(r, p))
+        return;
+    free_any(r, p);
 }
 
-/* Bytes from p to the end of its block: what the program may use. */
-static size_t block_usable(const rp_block_t *b)
+/* Bytes from p, a live object, to the end of its block: what the program
+ * may use; 0 when p is none. */
+static size_t usable(const void *p)
 {
-    if (b->head & RP_LARGE)
-        return rp_large_usable(b);
-    return rp_bsize(b) - RP_HEADER;
+    rp_chunk_t *c = rp_chunk_find(p);
+    if (!c || ((uintptr_t)p & c->reap->grain_mask) != 0)
+        return 0;
+    if (rp_chunk_solo(c))
+        return (const char *)p == c->arena ? rp_solo_usable(c) : 0;
+    const rp_pair_t *w = rp_pair_at(c, p);
+    if ((w->start & ~w->freed & rp_bit(p)) == 0)
+        return 0;
+    return (size_t)(rp_block_end(c->reap, c, p) - (const char *)p);
 }
 
 size_t reap_usable_size(const void *p)
@@ -405,50 +366,62 @@ size_t reap_usable_size(const void *p)
     if (p == NULL)
         return 0;
     if (RP_ANNOTATED()) { /* the caller may use them all now: open them */
-        rp_ann_quiet_begin();
-        size_t span = block_usable(rp_mem2b(p));
-        rp_ann_quiet_end();
+        size_t span = usable(p);
         rp_ann_open(p, rp_ann_accessible(p, span), span);
         return span;
     }
-    return block_usable(rp_mem2b(p));
+    return usable(p);
 }
 
-/* ---- realloc --------------------------------------------------------------------- */
+/* ---- realloc ------------------------------------------------------------------------ */
 
-/* Grow or shrink b in place to csz bytes; false when it cannot. */
-static bool resize_in_place(reap_t *r, rp_block_t *b, size_t csz)
+/* Grows live block p of c (size bytes, ending at e) to want bytes where it
+ * is: into the frontier, or into the freed block after it. */
+static bool grow_in_place(reap_t *r, rp_chunk_t *c, char *p, char *e, size_t want)
 {
-    size_t size = rp_bsize(b);
-    rp_block_t *next = rp_at(b, size);
-    if (csz > size) {
-        if ((char *)next == r->bump) {
-            if (csz - size > (size_t)(r->bump_end - r->bump))
-                return false;
-            r->bump = (char *)b + csz;
-            b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
-            r->live_bytes += csz - size;
-            return true;
-        }
-        if ((next->head & RP_CINUSE) || size + rp_bsize(next) < csz)
+    size_t more = want - (size_t)(e - p);
+    if (c == r->chunk && e == r->bump) {
+        if (more > (size_t)(r->bump_end - r->bump))
             return false;
-        size_t ns = rp_bsize(next);
-        rp_heap_unlink(r, next, ns);
-        rp_set_inuse(r, b, size + ns);
-        r->live_bytes += ns;
-        size += ns;
+        r->bump += more; /* counted with the bump, lazily */
+        return true;
     }
-    rp_heap_trim(r, b, csz);
-    rp_live_sub(r, size - rp_bsize(b));
+    rp_pair_t *w = rp_pair_at(c, e);
+    uint64_t bit = rp_bit(e);
+    if (!(w->start & w->freed & bit))
+        return false;
+    char *f = rp_block_end(r, c, e);
+    size_t next = (size_t)(f - e);
+    if (next < more)
+        return false;
+    rp_settle(r); /* before start bits change */
+    w->start &= ~bit; /* the freed block joins p's */
+    rp_freed_clear_range(c, e, e + next);
+    r->free_bytes -= next;
+    if (r->heap) /* it may be on a list */
+        r->heap->stale = true;
+    r->live_bytes += next;
+    if (next > more) { /* the rest stays freed */
+        rp_bits_free_tail(r, c, p + want, next - more);
+        r->live_bytes -= next - more;
+    }
     return true;
 }
 
-/* Can p (block b) hold n bytes where it is?  Resizes a small block. */
-static bool realloc_in_place(reap_t *r, rp_block_t *b, size_t n)
+/* Can live block p of c hold n bytes where it is?  Resizes it. */
+static bool realloc_in_place(reap_t *r, rp_chunk_t *c, char *p, size_t n)
 {
-    if (b->head & RP_LARGE) /* still worth its own block; shrinking it would copy */
-        return n <= rp_large_usable(b) && n > rp_opt.large_threshold / 2;
-    return n <= rp_opt.large_threshold && resize_in_place(r, b, rp_request2size(r, n));
+    if (rp_chunk_solo(c)) /* still worth a chunk of its own; shrinking it would copy */
+        return n <= rp_solo_usable(c) && n > rp_opt.large_threshold / 2;
+    if (n > rp_opt.large_threshold)
+        return false;
+    char *e = rp_block_end(r, c, p);
+    size_t want = rp_block_size(r, n), size = (size_t)(e - p);
+    if (want <= size) {
+        shrink_in_place(r, c, p, e, want);
+        return true;
+    }
+    return grow_in_place(r, c, p, e, want);
 }
 
 /* Move p, of which old bytes are the program's, to a new object of n. */
@@ -458,78 +431,37 @@ static void *realloc_move(reap_t *r, void *p, size_t n, size_t old)
     if (!q)
         return NULL;
     memcpy(q, p, n < old ? n : old);
-    free_any(r, p, false);
+    free_any(r, p);
     return q;
 }
 
-static void *ann_realloc(reap_t *r, void *p, rp_block_t *b, size_t n);
-
-/* The block of p when realloc may resize it; NULL once a freed or foreign
- * p is reported (its header may be poisoned: read quietly). */
-static rp_block_t *realloc_block(reap_t *r, void *p)
-{
-    rp_ann_quiet_begin();
-    rp_block_t *b = checked_block(r, p, true);
-    rp_ann_quiet_end();
-    return b;
-}
-
-/* realloc of p, a block without header (from while r was a region) of
- * size bytes in chunk c: shrunk where it is, grown where it is when the
- * frontier follows it, else moved (and the old block freed).  A freed or
- * foreign p has been reported: NULL. */
-static void *realloc_region(reap_t *r, rp_chunk_t *c, void *p, size_t n)
-{
-    size_t size = rp_region_checked(r, c, p, true);
-    if (size == 0) {
-        errno = EINVAL;
-        return NULL;
-    }
-    size_t old = RP_ANNOTATED() ? rp_ann_accessible(p, size) : size;
-    if (n == 0) {
-        rp_region_release(r, c, p, size);
-        return NULL;
-    }
-    char *b = (char *)p - 8;
-    size_t csz = rp_request2size(r, n);
-    if (n <= size || (c == r->chunk && r->head_room == 0 && b + size == r->bump &&
-                      n <= rp_opt.large_threshold && csz - size <= (size_t)(r->bump_end - r->bump))) {
-        if (n > size) { /* the last block: the frontier moves */
-            r->bump = b + csz;
-            r->live_bytes += csz - size;
-        }
-        rp_ann_object_resize(r, p, old, size > csz ? size : csz, n);
-        return p;
-    }
-    void *q = malloc_any(r, n);
-    if (!q)
-        return NULL;
-    memcpy(q, p, old);
-    rp_region_release(r, c, p, size);
-    return q;
-}
+static void *ann_realloc(reap_t *r, rp_chunk_t *c, void *p, size_t n);
 
 static void *realloc_any(reap_t *r, void *p, size_t n)
 {
     if (p == NULL)
         return malloc_any(r, n);
-    rp_chunk_t *c = r != NULL && r->region_start && rp_region_may_own(r, p) ? rp_region_chunk(r, p) : NULL;
-    if (c)
-        return realloc_region(r, c, p, n);
-    rp_block_t *b = reap_given(r, p, "NULL reap passed to reap_realloc") ? realloc_block(r, p) : NULL;
-    if (!b) {
+    if (!reap_given(r, p, "NULL reap passed to reap_realloc")) {
+        errno = EINVAL;
+        return NULL;
+    }
+    rp_chunk_t *c;
+    p_kind_t kind = classify(r, p, &c);
+    if (kind != P_LIVE && kind != P_SOLO) {
+        misuse(r, p, kind, true);
         errno = EINVAL;
         return NULL;
     }
     if (n == 0) {
-        free_any(r, p, false);
+        free_any(r, p);
         return NULL;
     }
     if (RP_ANNOTATED())
-        return ann_realloc(r, p, b, n);
-    if (realloc_in_place(r, b, n))
+        return ann_realloc(r, c, p, n);
+    size_t old = usable(p);
+    if (realloc_in_place(r, c, p, n))
         return p;
-    return realloc_move(r, p, n, block_usable(b));
+    return realloc_move(r, p, n, old);
 }
 
 /* realloc's event: an allocation, a free or a move, as it turned out. */
@@ -551,14 +483,12 @@ void *reap_realloc(reap_t *r, void *p, size_t n)
     return q;
 }
 
-/* ---- annotated paths (ASan, Valgrind: annotate.h) ---------------------------------- */
-
-#if RP_ANNOTATE
+/* ---- annotated paths (annotate.h; never taken where RP_ANNOTATED() is 0) ---------------- */
 
 static RP_NOINLINE void *ann_malloc(reap_t *r, size_t n)
 {
     rp_ann_quiet_begin();
-    void *p = malloc_after_bump(r, n); /* inline_limit is 0: no bump to try */
+    void *p = malloc_slow(r, n); /* inline_limit is 0: no bump to try */
     rp_ann_quiet_end();
     if (p)
         rp_ann_object(r, p, n);
@@ -575,33 +505,32 @@ static void *ann_aligned(reap_t *r, size_t alignment, size_t n)
     return p;
 }
 
-/* The object is poisoned before the plain free, which may give a large
- * object's memory back to the system; only when its header is sound, as
- * a wild pointer's "size" could be anything. */
+/* The object is poisoned before the plain free, which may give a solo
+ * chunk's memory back to the base allocator; only when it is a live
+ * object, whose span its bits tell. */
 static void ann_free(reap_t *r, void *p)
 {
     rp_ann_quiet_begin();
-    size_t h = rp_mem2b(p)->head;
-    bool live = aligned_in(r, p) && (h >> RP_TAG_SHIFT) == r->tag &&
-                (h & (RP_CINUSE | RP_QUICK | RP_FENCE)) == RP_CINUSE;
-    size_t span = live ? block_usable(rp_mem2b(p)) : 0;
+    size_t span = usable(p);
+    rp_chunk_t *c = span ? rp_chunk_find(p) : NULL;
+    bool mine = c && c->reap == r;
     rp_ann_quiet_end();
-    if (live) /* else free_plain reports the misuse */
+    if (mine) /* else free_plain reports the misuse */
         rp_ann_object_free(r, p, span);
     rp_ann_quiet_begin();
     free_plain(r, p);
     rp_ann_quiet_end();
 }
 
-static void *ann_realloc(reap_t *r, void *p, rp_block_t *b, size_t n)
+static void *ann_realloc(reap_t *r, rp_chunk_t *c, void *p, size_t n)
 {
     rp_ann_quiet_begin();
-    size_t before = block_usable(b);
+    size_t before = usable(p);
     rp_ann_quiet_end();
     size_t old = rp_ann_accessible(p, before);
     rp_ann_quiet_begin();
-    bool kept = realloc_in_place(r, b, n);
-    size_t after = block_usable(b);
+    bool kept = realloc_in_place(r, c, p, n);
+    size_t after = usable(p);
     rp_ann_quiet_end();
     if (!kept)
         return realloc_move(r, p, n, old);
@@ -609,15 +538,3 @@ static void *ann_realloc(reap_t *r, void *p, rp_block_t *b, size_t n)
     return p;
 }
 
-#else /* never called: RP_ANNOTATED() is 0 */
-
-static void *ann_malloc(reap_t *r, size_t n) { return malloc_after_bump(r, n); }
-static void *ann_aligned(reap_t *r, size_t alignment, size_t n) { return aligned_plain(r, alignment, n); }
-static void ann_free(reap_t *r, void *p) { free_plain(r, p); }
-static void *ann_realloc(reap_t *r, void *p, rp_block_t *b, size_t n)
-{
-    (void)b;
-    return realloc_any(r, p, n);
-}
-
-#endif

@@ -4,69 +4,67 @@
  * internal.h - the structures of libreap and the prototypes its files share.
  *
  * Glossary
- *   reap    a region with per-object free: struct reap below.
- *   chunk   a piece of memory a reap got from the base allocator and bumps
- *           through (rp_chunk_t); the first one also holds the reap itself.
- *   region  (a reap that still is one) a reap started with
- *           reap_start_as_region() that has not yet seen a reap_free(): its
- *           blocks have no header.
- *   block   one object's memory inside a chunk, with a boundary tag: in use
- *           (handed to the program) or free (on the reap's heap).
- *   frontier the reap's bump pointer: everything from it to the end of the
- *           current chunk has never been handed out since the last clear.
- *   heap    the reap's Lea-style bins of free blocks (rp_heap_t), created on
- *           the first free.
- *   large   an object above the large threshold, with a base block of its
- *           own (rp_large_t), returned to the base allocator when freed.
- *   fence   a block marking the end of a retired chunk, always "in use".
- *   dv      the rest of the last block split for a small request, kept out
- *           of the bins so the next small requests carve it cheaply.
- *   quick   a small freed block parked on its size's LIFO quick list, still
- *           marked in use so nothing coalesces with it yet (dlmalloc 2.7's
- *           fastbins); rp_heap_consolidate() frees them for real.
+ *   reap      a region with per-object free: struct reap below.
+ *   chunk     a block of the base allocator (or of the reap's chunk source,
+ *             which takes them from it) that a reap bumps through: a power
+ *             of two aligned to its size, so any pointer into it finds it
+ *             through the address map (rp_chunk_block); its descriptor
+ *             (rp_chunk_t and its bitmaps) is in its superblock's first
+ *             slot, or at its start for the small ones.  The first chunk
+ *             also holds the reap itself.
+ *   solo      a chunk holding one block, for an object too big to bump
+ *             (large), given back when that object is freed.
+ *   granule   8 bytes: chunks keep two bits for each.
+ *   block     one object's bytes inside a chunk, a whole number of the
+ *             reap's grain (16 bytes, or 8 after reap_set_alignment(r, 8)).
+ *             A block has no header: where blocks start and which are free
+ *             is in its chunk's bitmaps (rp_pair_t).
+ *   frontier  the reap's bump pointer in its newest chunk: everything from
+ *             it to the chunk's end was never handed out since formatting.
+ *   freed     a block the program gave back.  A free sets its freed bit
+ *             and files it on the heap's list of its size, writing one
+ *             link into its first word; it reads nothing of the block.
+ *   sweep     the pass that joins neighbouring freed blocks (leaheap.c):
+ *             it gives the frontier back what borders it, releases chunks
+ *             that came wholly free, and files the runs afresh.  It runs
+ *             when the frontier's chunk is full, no list serves a request
+ *             and enough was freed since the last one.
+ *   heap      the reap's lists of freed blocks (rp_heap_t), made at its
+ *             first free: exact lists by size below 1 KiB, eight ranged
+ *             ones per power of two above.
  *
- * Block layout (dlmalloc-style boundary tags; every size a multiple of the
- * reap's grain, 16 bytes or, after reap_set_alignment(r, 8), 8):
+ * The bitmaps.  A chunk keeps, for every 512 bytes from its start rounded
+ * down to 512, a pair of words (rp_pair_t): bit i of `start' and of
+ * `freed' stand for the granule at 8 * i.  For a granule:
  *
- *   b      prev_foot  size of the previous block when that one is free;
- *                     otherwise the last 8 bytes of its payload
- *   b+8    head       size | RP_PINUSE | RP_CINUSE | RP_LARGE | RP_FENCE |
- *                     RP_QUICK | tag
- *   b+16   payload    what the program gets (when free: fd, bk links)
- *   b+size            the next block, whose prev_foot ends our payload
+ *   start freed
+ *     1     0    a live block starts here (handed out, not freed)
+ *     1     1    a freed block starts here
+ *     0     1    a block started here and was freed, then joined to the
+ *                freed block before it: a free of it is a double free
+ *     0     0    inside a block, or past the frontier, or not a block
  *
- * So a block costs 8 bytes of header, its payload is aligned to the grain,
- * and a request of n bytes takes rp_request2size(r, n) = max(16,
- * round_grain(n + 8)): APR's 8-byte-aligned pools pay their header and
- * nothing more.  A free block needs its links and a footer, so it is at
- * least RP_MIN_BLOCK (32) bytes: the "small" blocks of 16 and 24 bytes,
- * once freed, wait on a quick list, still marked in use, until a request
- * of their size takes them or a free neighbour lets them merge.
- *
- * A reap started as a region (reap_start_as_region) bumps blocks without
- * headers until its first reap_free(): a block of n bytes is n rounded up
- * to 8 (at least 8), its object 8 bytes in (where a head would be), so
- * objects lie side by side.  The chunk keeps a bitmap of where blocks start
- * and one of which are freed (rp_chunk_t), and region_end marks where its
- * headerless blocks stop: a free finds p's chunk by walking the reap's
- * chunks, sizes the block by the next start bit and checks it by both
- * bitmaps.  While the reap is still a region, a freed block of 16 bytes or
- * more waits on its holes, used again before the reap takes a new chunk
- * (a discard's memory: APR's outgrown hash and array storage); once the
- * region is closed, what is freed of it waits for the clear.  The first
- * block with a header starts at the frontier as it was then, so the last
- * headerless object is its prev_foot, and RP_PINUSE keeps anything from
- * coalescing into them.
+ * A block ends where the next start bit is: the next block's start, the
+ * frontier (the last block before it; its end is the frontier itself), or
+ * the chunk's end, whose start bit is always set (a sentinel, one bit past
+ * the arena).  So a block's size is found from the address alone, and
+ * so are the checks of a free: a pointer that is misaligned, is not a
+ * start (interior, foreign, never handed out) or is freed already is a
+ * misuse, told apart without reading the block.
  *
  * Invariants
- *   - RP_PINUSE of a block is set iff the block before it is in use (or it
- *     is the first block of its chunk, or the first after headerless ones).  RP_CINUSE is set iff it is in use
- *     or quick; RP_QUICK iff it is on a quick list.
- *   - No two free blocks are neighbours (frees coalesce at once), and no
- *     free block is smaller than RP_MIN_BLOCK.
- *   - The block just before the frontier is in use: a block freed there goes
- *     back to the frontier, with its free predecessor.
- *   - The tag (top 16 bits of head) is the owning reap's tag on every block.
+ *   - Inside a live block, and from the frontier to the chunk's end, every
+ *     bit is 0 but the block's start bit (and the sentinel).
+ *   - free_bytes is the sum of the sizes of the freed blocks (their start
+ *     and freed bits both set) of every chunk.
+ *   - A listed block is freed; a freed block may be on no list (smaller
+ *     than RP_LIST_MIN, or freed while a limit left the reap no lists, or
+ *     dropped from a list a realloc made stale).  While the heap is not
+ *     stale, every listed block is exactly as a free, a split or a sweep
+ *     filed it: its start and freed bits set and its size its list's.
+ *   - The frontier's chunk serves first, by the inline bump (reap.h)
+ *     while its chunk has room; the lists serve once it is full, before
+ *     a sweep or a new chunk.
  */
 #ifndef RP_INTERNAL_H
 #define RP_INTERNAL_H
@@ -78,466 +76,390 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/addrmap.h"
 #include "util/lock.h"
 #include "reap.h"
 #include "util/annotate.h" /* ASan/Valgrind annotations; nothing in normal builds */
 #include "util/common.h"   /* config.h, RP_LIKELY, RP_ASSERT */
 #include "util/list.h"
 
-/* ---- blocks ------------------------------------------------------------- */
+/* ---- bitmaps --------------------------------------------------------------- */
 
-#define RP_GRAIN 16u                /* the default grain; the width of an exact bin */
-#define RP_GRAIN_MIN 8u             /* the grain of reap_set_alignment(r, 8) */
-#define RP_HEADER 8u                /* bytes a block spends on its header */
-#define RP_MIN_SIZE 16u             /* head + 8 bytes of payload: an in-use block */
-#define RP_MIN_BLOCK 32u            /* head + fd + bk + room for a footer: a free one */
-#define RP_PINUSE ((size_t)1)       /* the previous block is in use */
-#define RP_CINUSE ((size_t)2)       /* this block is in use */
-#define RP_LARGE ((size_t)4)        /* a large object with its own base block */
-#define RP_FLAGS ((size_t)7)        /* below the 8-byte grain */
-#define RP_FENCE (((size_t)1) << 46) /* end of a retired chunk; never freed */
-#define RP_QUICK (((size_t)1) << 47) /* on a quick list (freed, not coalesced) */
-#define RP_TAG_SHIFT 48
-#define RP_TAG_MASK (~(size_t)0 << RP_TAG_SHIFT)
-#define RP_SIZE_MASK ((((size_t)1) << 46) - 1 - RP_FLAGS)
-/* Requests at or above this can never be satisfied (sizes live in 46 bits);
- * checked first so the size arithmetic below cannot overflow. */
-#define RP_MAX_REQUEST ((((size_t)1) << 45))
+#define RP_GRANULE 8u     /* bytes a bit of the bitmaps stands for */
+#define RP_GRAIN 16u      /* the default grain: REAP_ALIGNMENT */
+#define RP_GRAIN_MIN 8u   /* the grain of reap_set_alignment(r, 8) */
+/* Requests at or above this can never be satisfied; checked first so the
+ * size arithmetic below cannot overflow. */
+#define RP_MAX_REQUEST (((size_t)1) << 45)
 
-typedef struct rp_block {
-    size_t prev_foot;
-    size_t head;
-    struct rp_block *fd; /* free blocks only: next in bin */
-    struct rp_block *bk; /* free blocks only: previous in bin, NULL at head */
-} rp_block_t;
+/* The bits of 64 granules (512 bytes): reap.h's inline bump sets start. */
+typedef struct rp_pair {
+    uint64_t start, freed;
+} rp_pair_t;
 
-static inline size_t rp_bsize(const rp_block_t *b) { return b->head & RP_SIZE_MASK; }
-static inline void *rp_b2mem(rp_block_t *b) { return (char *)b + 2 * sizeof(size_t); }
-static inline rp_block_t *rp_mem2b(const void *p)
+/* The pair of p's granule, in the bitmaps whose bias is bias (rp_chunk_t),
+ * and p's bit in it: what reap_frontier_bump() computes. */
+static inline rp_pair_t *rp_pair(uintptr_t bias, const void *p)
 {
-    return (rp_block_t *)((char *)p - 2 * sizeof(size_t));
+    return (rp_pair_t *)(bias + ((uintptr_t)p >> 9 << 4));
 }
-static inline rp_block_t *rp_at(void *b, size_t off) { return (rp_block_t *)((char *)b + off); }
-/* The block that ends where b starts: a subtraction, as a size_t offset
- * wrapped round would overflow the pointer (undefined behaviour). */
-static inline rp_block_t *rp_prev(void *b, size_t size) { return (rp_block_t *)((char *)b - size); }
+static inline uint64_t rp_bit(const void *p) { return (uint64_t)1 << ((uintptr_t)p >> 3 & 63); }
 
-/* ---- chunks and large objects -------------------------------------------- */
+/* ---- chunks ----------------------------------------------------------------- */
 
-/* A chunk from the base allocator.  Blocks start at rp_chunk_arena(); the
- * last RP_FENCE_ROOM bytes are kept for the fence written when the chunk is
- * retired, so a block never runs into the chunk's end. */
+/* A chunk's descriptor: this header, then its bitmaps (a pair for every 512
+ * bytes of the chunk, and one more for the sentinel).  Where it lies is
+ * rp_desc()'s: in the superblock's first slot, or at the chunk's start (a
+ * small chunk, or a solo one that is no aligned block); docs/design.md
+ * draws it. */
 typedef struct rp_chunk {
-    struct rp_chunk *older; /* the chunk before this one; NULL for the first */
-    struct rp_chunk *newer; /* the chunk after it; NULL for the current one */
-    size_t size;            /* bytes from the base allocator (rp_base_free) */
-    /* Blocks without headers (the reap was a region: reap_start_as_region)
-     * lie from the arena up to region_end; starts and freed, a bit for
-     * each 8 bytes from the arena, before it, say where they start and
-     * which are freed.  All NULL in a chunk of headed blocks. */
-    char *region_end;
-    uint64_t *starts, *freed;
+    struct rp_chunk *older; /* the chunk before this one; NULL for the oldest */
+    struct rp_chunk *newer; /* NULL for the newest (the frontier's) */
+    uintptr_t key;          /* rp_chunk_key(this), or rp_solo_key(this), while a
+                             * reap owns it */
+    reap_t *reap;           /* its owner */
+    char *start;            /* the chunk's first byte */
+    char *arena;            /* where its first block may start (grain-aligned) */
+    size_t size;            /* bytes taken from the source (or the base); its
+                             * last block ends at start + size (rp_chunk_end),
+                             * whose start bit is set */
+    uint32_t flags;         /* RP_CHUNK_BASE */
+    uint32_t spare;
 } rp_chunk_t;
 
-#define RP_FENCE_ROOM 32u /* fence: prev_foot, head, owning chunk, pad */
+/* Taken from the base allocator though the reap has a chunk source (the
+ * source handed out a chunk it may not: reap.h), and so given back there. */
+#define RP_CHUNK_BASE 1u
 
-/* rp_chunk_list_*: a reap's chunks from r->chunk, the current one, back
- * through ->older (util/list.h). */
+static inline char *rp_chunk_end(const rp_chunk_t *c) { return c->start + c->size; }
+
+/* A freed base block keeps all but its first two words (base/hoard.c):
+ * rp_solo_free() relies on the key being past them. */
+_Static_assert(offsetof(rp_chunk_t, key) >= 2 * sizeof(void *), "the key must outlive a base free");
+_Static_assert(sizeof(rp_chunk_t) == 64, "a descriptor's header is a cache line");
+
+/* The keys of a live bumped chunk's and a live solo chunk's descriptor at
+ * c.  A free of a pointer into memory that is no live chunk of any reap
+ * finds no key there (the key is never stored anywhere else). */
+#define RP_CHUNK_SALT ((uintptr_t)0x7e4a9c3b5d1f0e29ull)
+#define RP_SOLO_SALT ((uintptr_t)0x3c1d5e8f29a7b460ull)
+static inline uintptr_t rp_chunk_key(const rp_chunk_t *c) { return (uintptr_t)c ^ RP_CHUNK_SALT; }
+static inline uintptr_t rp_solo_key(const rp_chunk_t *c) { return (uintptr_t)c ^ RP_SOLO_SALT; }
+/* A solo chunk whose object was freed keeps this key until its memory is
+ * used again, so a second free of it is told as a double free. */
+static inline uintptr_t rp_solo_freed_key(const rp_chunk_t *c) { return ~rp_solo_key(c); }
+static inline bool rp_chunk_solo(const rp_chunk_t *c) { return c->key == rp_solo_key(c); }
+
+/* rp_chunk_list_*: a reap's chunks from r->chunk (the newest) back through
+ * ->older (util/list.h). */
 RP_LIST(rp_chunk_list, rp_chunk_t, older, newer)
 
-/* A large object's bookkeeping, just before its block header.  It lives on
- * the owning reap's doubly linked list of large objects. */
-typedef struct rp_large {
-    struct rp_large *next, *prev;
-    void *base;       /* start of the base block (differs when over-aligned) */
-    size_t base_size; /* bytes passed to rp_base_alloc */
-} rp_large_t;
+/* The pair of p in the bitmaps of the bumped chunk c starting at start:
+ * from p and the lookup alone, so it loads beside c's header. */
+static inline rp_pair_t *rp_pair_in(const rp_chunk_t *c, uintptr_t start, const void *p)
+{
+    return (rp_pair_t *)(void *)(c + 1) + (((uintptr_t)p - start) >> 9);
+}
+static inline rp_pair_t *rp_pair_at(const rp_chunk_t *c, const void *p)
+{
+    return rp_pair_in(c, (uintptr_t)c->start, p);
+}
+/* The bias of the bitmaps of c, starting at start (reap_frontier_t.bits):
+ * rp_pair(bias, p) is p's pair. */
+static inline uintptr_t rp_pair_bias(const rp_chunk_t *c, uintptr_t start)
+{
+    return (uintptr_t)(c + 1) - (start >> 9 << 4);
+}
 
-RP_LIST(rp_large_list, rp_large_t, next, prev) /* from r->large */
+/* The address of the next start bit after p (p a start in c, not solo),
+ * w its pair: the end of p's block, unless it is the last before the
+ * frontier, whose end is the frontier (the caller compares).  The
+ * sentinel at the chunk's end stops the search. */
+static inline char *rp_next_start_in(const rp_pair_t *w, const char *p)
+{
+    uintptr_t base = (uintptr_t)p & ~(uintptr_t)511;
+    uint64_t above = w->start & ~((rp_bit(p) << 1) - 1); /* past p's bit */
+    while (above == 0) { /* the block reaches into the next 512 bytes */
+        w++;
+        base += 512;
+        above = w->start;
+    }
+    return (char *)(base + 8 * (uintptr_t)__builtin_ctzll(above));
+}
+static inline char *rp_next_start(const rp_chunk_t *c, const char *p)
+{
+    return rp_next_start_in(rp_pair_at(c, p), p);
+}
 
-/* ---- the heap ------------------------------------------------------------ */
+/* ---- the heap ---------------------------------------------------------------- */
 
-/* Bins: 64 exact bins for block sizes below 1 KiB (index size/16), then 64
- * ranged bins, four per power of two from 1 KiB up, in no order (leaheap.c
- * takes the best fit of a bin's first few).  bin[i] is NULL or the first block;
- * bit i of map is set iff bin[i] is not empty.  quick[i] is a LIFO list,
- * linked through fd, of quick blocks of size i*16.  In a reap of 8-byte
- * grain, exact bin i and quick[i] hold the sizes i*16 and i*16 + 8: a
- * request of i*16 + 8 bytes looks past the blocks of i*16 there. */
-#define RP_NBINS 128
-#define RP_NSMALL 64
-#define RP_SMALL_LIMIT (RP_NSMALL * RP_GRAIN) /* 1024: first ranged size */
+/* Lists: exact ones for blocks of 1 to 127 granules (list k holds k * 8
+ * bytes), then 8 ranged ones per power of two from 1 KiB, the last one
+ * open-ended.  map: bit i set iff list[i] holds a block. */
+#define RP_NEXACT 128
+#define RP_NLISTS (RP_NEXACT + 8 * 7)
+#define RP_LIST_MIN 16u /* smaller freed blocks wait for a sweep to join them */
 
 typedef struct rp_heap {
-    uint64_t map[RP_NBINS / 64];
-    rp_block_t *bin[RP_NBINS];
-    rp_block_t *quick[RP_NSMALL];
+    uint64_t map[(RP_NLISTS + 63) / 64];
+    void *list[RP_NLISTS];
+    /* A realloc took a listed block (it cannot be unlinked from a singly
+     * linked list): pops check each block's bits and size until the next
+     * sweep files the lists afresh. */
+    bool stale;
+    /* A stale list was cut short: the next chance, sweep. */
+    bool cut;
+    /* Carved from a chunk (a limit refused the base allocator's memory):
+     * gone with the next clear. */
+    bool carved;
 } rp_heap_t;
 
-RP_LIST(rp_bin_list, rp_block_t, fd, bk) /* a bin's free blocks */
-
-/* ---- the reap ------------------------------------------------------------- */
-
-/* Lists of a region's freed blocks by size (region.c's holes). */
-#define RP_HOLE_BINS 4
+/* ---- the reap ------------------------------------------------------------------ */
 
 struct reap {
-    /* The bump paths read only these fields.  Up to allocs they are
-     * reap.h's reap_frontier_t, which reap_malloc_bump() compiles into
-     * callers (the assertions after this struct check that the two layouts
-     * agree); the rest is libreap's own. */
-    char *bump;        /* the frontier: where the next bumped block starts */
-    char *bump_end;    /* the last place a block may end in this chunk */
-    size_t head_bits;  /* tag | RP_CINUSE | RP_PINUSE, or'ed into new heads */
-    size_t inline_limit; /* inline_open while heap_empty, else 0: one compare
-                          * tells reap_malloc_bump() both (rp_set_heap_empty) */
-    uint64_t live_bytes; /* statistics: bytes of live blocks */
-    uint64_t allocs;     /* statistics: allocations since creation */
+    /* reap.h's reap_frontier_t, which reap_malloc_bump() compiles into
+     * callers (the assertions below check the two layouts agree). */
+    char *bump;          /* the frontier */
+    char *bump_end;      /* the frontier chunk's end */
+    uintptr_t bits;      /* its bitmaps' bias (rp_chunk_t.bias) */
+    size_t inline_limit; /* rp_opt.large_threshold, or 0 while annotating or tracing */
     size_t grain_mask;   /* the grain less one: 15, or 7 (reap_set_alignment) */
-    size_t head_room;  /* RP_HEADER, or 0 while a region (reap_start_as_region) */
-    uint64_t *starts;  /* the current chunk's starts while a region, else NULL */
-    char *origin;      /* its arena: the block start of bit 0 */
-    bool region_start; /* reap_start_as_region(): a region again after a clear */
-    const char *region_lo, *region_hi; /* every block without header lies in
-                                        * [region_lo, region_hi) (NULL: none) */
-    void *holes[RP_HOLE_BINS]; /* freed blocks without header, for reuse
-                                * before a new chunk; all NULL unless the
-                                * reap is a region */
-    bool heap_empty;   /* nothing freed waits for reuse: allocation bumps first
-                        * (the bins may still hold retired chunks' tails,
-                        * tried only before the reap takes a new chunk);
-                        * false may lag: after the last quick block is
-                        * reused it is set by the next allocation */
-    size_t inline_open;  /* bump_max + 1, or 0 when annotating (RP_ANNOTATED) */
-    size_t bump_max;   /* rp_opt.large_threshold: larger requests are large objects */
 
-    /* Statistics kept on every free and clear. */
-    uint64_t frees;      /* reap_free calls (non-NULL) since creation */
-    uint64_t cleared_objects; /* objects dropped by reap_clear */
-    uint64_t peak_live_bytes; /* updated lazily, before live_bytes falls */
+    rp_chunk_t *chunk;    /* the frontier's chunk; ->older leads to the rest */
+    char *high;           /* where the frontier stood before it last moved back
+                           * (rp_frontier_back): what lies in [bump, high) was
+                           * handed out and freed */
+    rp_chunk_t *first;    /* the chunk holding this struct, kept by clear */
+    rp_heap_t *heap;      /* NULL until the first free (or a limit refused it) */
+    uint64_t free_bytes;  /* bytes of freed blocks (invariant above) */
+    uint64_t swept;       /* of free_bytes, what the last sweep filed, less what
+                           * was taken since: the rest is new since then
+                           * (rp_sweep_due) */
+    /* The first chunk for this reap's next child: the largest power of two
+     * (within the chunk sizes) not above the peak footprint of the child
+     * destroyed last, so that a request's reap, made again and again,
+     * takes its memory in a few chunks rather than doubling up each time.
+     * Relaxed atomic: children come and go in any thread. */
+    _Atomic size_t child_chunk;
 
-    rp_heap_t *heap;        /* NULL until the first free since the last clear */
-    size_t quick_below;     /* rp_opt.quick_limit while heap exists, else 0:
-                             * one compare tells a free both */
-    uint64_t heap_free_bytes; /* bytes of free blocks: the bins and dv */
-    rp_block_t *dv;           /* free, not in a bin: the rest of the last split,
-                               * carved first by small requests; NULL or dv_size
-                               * bytes (dlmalloc 2.8's "designated victim") */
-    size_t dv_size;
-    uint64_t quick_bytes;     /* bytes of quick blocks */
-    rp_block_t *lost;         /* freed while no bin table could be made (a
-                               * limit): marked RP_QUICK so a second free is
-                               * caught, linked by fd, binned as soon as the
-                               * table exists; lost_bytes of them */
-    uint64_t lost_bytes;
-    rp_chunk_t *chunk;      /* current chunk; its ->older list ends at first */
-    rp_chunk_t *first;      /* the chunk holding this struct, kept by clear */
-    rp_large_t *large;      /* large objects, most recent first */
-    size_t next_chunk_size; /* what the next new chunk asks for */
+    /* Statistics.  Bumps (the inline one and libreap's own) are counted
+     * lazily: live_bytes is right as of live_mark and allocs as of
+     * settled, places in the frontier's chunk at or before it; a free
+     * adds the bytes bumped since (rp_settle_live, cheap), and
+     * rp_settle() the blocks too, from the start bits. */
+    char *live_mark, *settled;
+    uint64_t live_bytes, allocs, frees, clears, cleared_objects, peak_live_bytes;
 
     /* Footprint and limits.  acct is the nearest reap, this one or an
-     * ancestor, that has a limit (and so accounts its whole subtree);
-     * NULL when there is none.  tree_footprint counts the subtree of an
-     * accounting reap; it is atomic because children in other threads add
-     * to it. */
-    uint64_t footprint, peak_footprint;
+     * ancestor, that has a limit (and so accounts its whole subtree); NULL
+     * when there is none.  tree_footprint counts the subtree of an
+     * accounting reap; atomic, as children in other threads add to it. */
+    uint64_t footprint, peak_footprint, limit_failures;
     reap_t *acct;
-    size_t limit;               /* 0: none; meaningful when acct == this */
+    size_t limit; /* 0: none; meaningful when acct == this */
     _Atomic uint64_t tree_footprint, tree_peak;
-    uint64_t clears, limit_failures;
 
-    /* Nesting.  The child list of a reap is guarded by its lock, which other
-     * threads take when they create or destroy children of it. */
+    /* Nesting.  The child list is guarded by lock, which other threads
+     * take when they create or destroy children of this reap. */
     reap_t *parent;
-    reap_t *children;     /* first child */
+    reap_t *children; /* first child */
     reap_t *next_sibling, *prev_sibling;
     rp_lock_t lock;
 
-    size_t user_size; /* bytes of caller space after this struct */
+    size_t user_size;               /* bytes of caller space after this struct */
     const reap_chunk_source_t *src; /* where chunks come from; NULL: the base */
-    uint16_t tag;
 };
 
-/* reap.h's reap_frontier_t and reap_block_size() describe the head of
- * struct reap and the block format to code compiled outside libreap. */
 #define RP_SAME_FIELD(f) \
     _Static_assert(offsetof(struct reap, f) == offsetof(reap_frontier_t, f) && \
                        sizeof(((struct reap *)0)->f) == sizeof(((reap_frontier_t *)0)->f), \
                    "reap_frontier_t." #f " is not struct reap's")
 RP_SAME_FIELD(bump);
 RP_SAME_FIELD(bump_end);
-RP_SAME_FIELD(head_bits);
-RP_SAME_FIELD(live_bytes);
-RP_SAME_FIELD(allocs);
+RP_SAME_FIELD(bits);
 RP_SAME_FIELD(inline_limit);
 RP_SAME_FIELD(grain_mask);
-RP_SAME_FIELD(head_room);
-RP_SAME_FIELD(starts);
-RP_SAME_FIELD(origin);
 #undef RP_SAME_FIELD
-_Static_assert(RP_GRAIN == REAP_ALIGNMENT && RP_HEADER == 8 && RP_MIN_SIZE == 16 &&
-                   offsetof(rp_block_t, head) == sizeof(size_t),
-               "reap_block_size() and reap_frontier_bump() do not match the block format");
-
-/* The block a request of n bytes (n < RP_MAX_REQUEST) takes in r. */
-static inline size_t rp_request2size(const reap_t *r, size_t n)
-{
-    return reap_frontier_block_size((const reap_frontier_t *)(const void *)r, n);
-}
 
 /* rp_child_list_*: a reap's children, from r->children, under r->lock. */
 RP_LIST(rp_child_list, reap_t, next_sibling, prev_sibling)
 
 #define RP_REAP_SIZE ((sizeof(struct reap) + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1))
 
+/* The block a request of n bytes takes in r (n < RP_MAX_REQUEST). */
+static inline size_t rp_block_size(const reap_t *r, size_t n)
+{
+    return ((n ? n : 1) + r->grain_mask) & ~r->grain_mask;
+}
+
+/* The inline bump may run: nothing listed (and not annotating/tracing). */
+
+/* The end of the block starting at p in c: the next start bit, or the
+ * frontier for the last block before it (whose next start bit is the
+ * sentinel at the chunk's end). */
+static inline char *rp_block_end(const reap_t *r, const rp_chunk_t *c, const char *p)
+{
+    char *e = rp_next_start(c, p);
+    return c == r->chunk && e > r->bump ? r->bump : e;
+}
+
 /* ---- options (options.c) ---------------------------------------------------- */
 
 typedef struct rp_options {
     size_t first_chunk;     /* REAP_FIRST_CHUNK: size of a reap's first chunk */
-    size_t max_chunk;       /* REAP_MAX_CHUNK: cap of the doubling chunk sizes */
-    size_t large_threshold; /* REAP_LARGE_THRESHOLD: bigger objects get their own block */
-    size_t tail_keep;       /* REAP_TAIL_KEEP: a retired chunk's tail at least this big goes on the heap */
-    size_t quick_limit;     /* REAP_QUICK_LIMIT: freed blocks below this size wait on quick lists; 0: coalesce every free at once */
+    size_t max_chunk;       /* REAP_MAX_CHUNK: cap of the growing chunk sizes */
+    size_t large_threshold; /* REAP_LARGE_THRESHOLD: bigger objects get a solo chunk */
+    size_t sweep_share;     /* REAP_SWEEP_SHARE: sweep once bytes freed since are this
+                             * many 1/64ths of the footprint */
 } rp_options_t;
 
 extern rp_options_t rp_opt;
 void rp_options_init(void);
-
-/* ---- reap.c ------------------------------------------------------------- */
 
 /* Reports a misuse (util/misuse.h, reap.h's handler) and aborts, or
  * returns when the report says to go on (REAP_MISUSE=report, or the
  * handler's REAP_MISUSE_LEAK): the caller then returns at once, leaving
  * the reap as it was.  REAP_MISUSE_CORRUPTION never returns. */
 RP_COLD void rp_misuse(reap_misuse_kind_t kind, const char *what, reap_t *r, const void *p);
+
+#define RP_FREE_FOREIGN "free of a pointer this reap did not hand out:"
+#define RP_REALLOC_FOREIGN "realloc of a pointer this reap did not hand out:"
+
+/* ---- region.c: chunks, the frontier, solo chunks, accounting, bits ------------ */
+
 /* Charge n more bytes of footprint to r and its accounting ancestors.
  * Returns 0, or ENOMEM if a limit would pass (the caller counts that in
  * limit_failures once it gives up). */
 int rp_charge(reap_t *r, size_t n);
 void rp_uncharge(reap_t *r, size_t n);
+/* The same for acct (an accounting reap, or NULL) and those above it
+ * alone: a new reap's first chunk, charged before the reap exists. */
+int rp_charge_chain(reap_t *acct, size_t n);
+void rp_uncharge_chain(reap_t *acct, size_t n);
+/* The descriptors' tables (region.h), set up once, before the first reap. */
+void rp_region_once(void);
 
-/* ---- region.c: chunks, the frontier, large objects ---------------------- */
-
-/* Bump-allocate a block of csz bytes, opening a new chunk when the current one
- * is full.  Returns the block with its head set, or NULL. */
-rp_block_t *rp_region_bump(reap_t *r, size_t csz);
-/* Return every chunk but the first and every large object to the base
- * allocator, and put the frontier back at the start of the first chunk. */
+/* Lays out r's first chunk (size bytes at b, r in it) and puts the
+ * frontier at its arena. */
+void rp_region_init(reap_t *r, char *b, size_t size, uint32_t flags);
+/* Gives back every chunk but the first and formats the first again. */
 void rp_region_reset(reap_t *r);
+/* Gives back every chunk but the first (destroy gives that one). */
 void rp_region_release_all(reap_t *r);
-/* Make sure r has its bin table; false when no memory (or limit) allows. */
-bool rp_region_heap_ensure(reap_t *r);
-void rp_region_init(reap_t *r, rp_chunk_t *first, size_t first_size);
-/* A chunk of at least size bytes, rounded as src hands them out (src NULL:
- * the base allocator); taken from and given back to src.  rp_chunk_get()
- * takes a rounded size. */
-size_t rp_chunk_round(const reap_chunk_source_t *src, size_t size);
-void *rp_chunk_get(const reap_chunk_source_t *src, size_t size);
-void rp_chunk_put(const reap_chunk_source_t *src, void *c, size_t size);
-/* Where blocks start in the first chunk: after the reap and its user area
- * (user_size is stored rounded to RP_GRAIN). */
-static inline char *rp_first_arena(const reap_t *r)
-{
-    return (char *)r + RP_REAP_SIZE + r->user_size;
-}
-/* Where a chunk's bitmaps go, or its blocks when it has none. */
-static inline char *rp_chunk_start(const reap_t *r, const rp_chunk_t *c)
-{
-    return c == r->first ? rp_first_arena(r) : (char *)c + sizeof(rp_chunk_t);
-}
-/* Where c's blocks start: past its two bitmaps (of equal length) when it
- * has them. */
-static inline char *rp_chunk_arena(const reap_t *r, const rp_chunk_t *c)
-{
-    if (c->starts)
-        return (char *)(c->freed + (c->freed - c->starts));
-    return rp_chunk_start(r, c);
-}
-/* Nothing allocated since creation or the last reset, so a reset would
- * change nothing: the frontier at the start of the first arena, no chunk
- * behind the first (a side chunk leaves the frontier where it was), no
- * bins, no lost blocks, no large objects.  Every allocation moves the
- * frontier or adds one of these; a block freed back to the frontier
- * leaves nothing behind. */
-static inline bool rp_region_untouched(const reap_t *r)
-{
-    return r->bump == rp_chunk_arena(r, r->first) && r->chunk == r->first && r->first->older == NULL &&
-           r->heap == NULL && r->lost == NULL && r->large == NULL;
-}
-/* A reset would change nothing: untouched, and a region still if it starts
- * as one (a free or a misuse report may close the region of an untouched
- * reap; the reset opens it again). */
-static inline bool rp_region_at_rest(const reap_t *r)
-{
-    return rp_region_untouched(r) && !(r->region_start && r->head_room != 0);
-}
-void *rp_large_alloc(reap_t *r, size_t n, size_t alignment);
-void rp_large_free(reap_t *r, rp_block_t *b);
-size_t rp_large_usable(const rp_block_t *b);
-/* b (size bytes, free, not binned) is followed by a fence: if b is the whole
- * arena of a retired chunk, give the chunk back and return true. */
-bool rp_region_try_release(reap_t *r, rp_block_t *b, size_t size);
-size_t rp_large_footprint(const rp_block_t *b);
-/* Debug: is p inside a chunk or large object of r? */
-bool rp_region_owns(const reap_t *r, const void *p);
-/* Make r, untouched, a region: blocks without headers from its frontier
- * on (reap_start_as_region; rp_region_init does it again after a clear). */
-void rp_region_begin(reap_t *r);
-/* The first free of a region: blocks get headers from the frontier on. */
-void rp_region_close(reap_t *r);
-/* What a free or realloc of a pointer r did not hand out reports. */
-#define RP_FREE_FOREIGN "free of a pointer this reap did not hand out:"
-#define RP_REALLOC_FOREIGN "realloc of a pointer this reap did not hand out:"
-/* The chunk of r that p lies in, or NULL. */
-rp_chunk_t *rp_chunk_of(const reap_t *r, const void *p);
-/* The chunk whose part without headers p lies in, or NULL when p is not
- * in such a part of r (then it has a header, or is foreign). */
-rp_chunk_t *rp_region_chunk(const reap_t *r, const void *p);
-/* p lies in c's part without headers (rp_region_chunk): the bytes of the
- * live block starting at p, or 0 once the misuse is reported (no block
- * starts there, or it is freed; a free's reports, or with realloc a
- * realloc's). */
-size_t rp_region_checked(reap_t *r, const rp_chunk_t *c, const void *p, bool realloc);
-/* Mark the live block p, size bytes (rp_region_checked), of c freed. */
-void rp_region_release(reap_t *r, rp_chunk_t *c, void *p, size_t size);
-/* Free p if it is a block without header of r (checked: a misuse is
- * reported); false, doing nothing, when it is not one. */
-bool rp_region_free(reap_t *r, void *p);
-/* False when p is surely not a block without header of r: outside the
- * address range of the reap's headerless blocks (what a reap that frees
- * mostly sees once its region is closed: that range is then often a part
- * of its first chunk).  Two compares, no call; true sends the caller to
- * rp_region_free(), which walks the chunks. */
-static inline bool rp_region_may_own(const reap_t *r, const void *p)
-{
-    return (const char *)p >= r->region_lo && (const char *)p < r->region_hi;
-}
-/* p, n bytes, without header, was just handed out at the frontier's
- * previous place; it now starts at q, further on in the same block. */
-void rp_region_move_start(reap_t *r, void *p, void *q);
-/* While r is a region: a block of csz bytes (rp_request2size) cut from
- * the front of a freed block without header, or NULL when none fits. */
-rp_block_t *rp_region_hole_take(reap_t *r, size_t csz);
-/* A freed block without header waits on one of r's hole lists (so r is a
- * region): rp_region_hole_take() may find one. */
-static inline bool rp_region_has_holes(const reap_t *r)
-{
-    for (unsigned i = 0; i < RP_HOLE_BINS; i++)
-        if (r->holes[i])
-            return true;
-    return false;
-}
+/* A block of bsize bytes bumped at the frontier, opening a new chunk (or a
+ * solo one for a big block) when it has no room; NULL when memory or a
+ * limit runs out.  Counted lazily, as the inline bump is. */
+char *rp_region_bump(reap_t *r, size_t bsize);
+/* An object of n bytes, aligned to alignment, in a solo chunk; counted. */
+void *rp_solo_alloc(reap_t *r, size_t n, size_t alignment);
+/* Gives back the solo chunk c, its object freed (counted by the caller). */
+void rp_solo_free(reap_t *r, rp_chunk_t *c);
+static inline size_t rp_solo_usable(const rp_chunk_t *c) { return (size_t)(rp_chunk_end(c) - c->arena); }
+/* Gives back c (not the first chunk, not the frontier's), a retired chunk
+ * all of whose blocks are freed; the caller takes their bytes out of
+ * free_bytes. */
+void rp_region_release(reap_t *r, rp_chunk_t *c);
+/* Bytes a chunk of size bytes spends on a descriptor at its start (0 when
+ * it keeps it in its superblock's first slot). */
+size_t rp_chunk_head(size_t size);
+/* Where what follows its descriptor starts in the chunk of size bytes at
+ * b: b, or past a descriptor kept at its start. */
+char *rp_chunk_body(char *b, size_t size);
+/* A chunk of size bytes (a power of two, 1 KiB or more) from src (NULL:
+ * the base allocator), and back; *flags says where it came from. */
+void *rp_chunk_get(const reap_chunk_source_t *src, size_t size, uint32_t *flags);
+void rp_chunk_put(const reap_chunk_source_t *src, rp_chunk_t *c);
+/* Nothing allocated since creation or the last reset: a reset would change
+ * nothing. */
+bool rp_region_untouched(const reap_t *r);
 
-/* ---- leaheap.c: the bins -------------------------------------------------- */
+/* Clears the freed bits of [b, e) of c: live again, or the frontier's. */
+void rp_freed_clear_range(const rp_chunk_t *c, char *b, char *e);
+/* Mark [b, b + size) of c a freed block (start and freed bits): the rest
+ * of a split or a shrink, a retired chunk's tail; filed when r has lists. */
+void rp_bits_free_tail(reap_t *r, const rp_chunk_t *c, char *b, size_t size);
+/* The start bits in [from, to) of the bitmaps whose bias is bits: the
+ * blocks bumped there. */
+uint64_t rp_starts_between(uintptr_t bits, const char *from, const char *to);
+/* rp_settle_live(), and the blocks bumped since r->settled into allocs:
+ * before anything moves the frontier other than a bump. */
+void rp_settle(reap_t *r);
 
-/* Take a quick or free block of at least csz bytes, split it, mark it in
- * use; NULL when the heap has none. */
-rp_block_t *rp_heap_alloc(reap_t *r, size_t csz);
-/* Free every quick block for real (coalescing), emptying the quick lists. */
-void rp_heap_consolidate(reap_t *r);
-/* Free an in-use block of r (not large): coalesce, then bin it or give it
- * back to the frontier. */
-void rp_heap_free(reap_t *r, rp_block_t *b);
-/* Put a block that is not marked in use and has no free neighbour on a bin.
- * It leaves heap_empty alone: a retired tail is binned but not a free. */
-void rp_heap_insert(reap_t *r, rp_block_t *b, size_t size);
-void rp_heap_unlink(reap_t *r, rp_block_t *b, size_t size);
-/* Split block b (in use, size s) to keep csz bytes; the rest is freed. */
-void rp_heap_trim(reap_t *r, rp_block_t *b, size_t csz);
-/* Debug: walk every block of r and check the invariants above. */
+/* ---- leaheap.c: the lists and the sweep ------------------------------------------ */
+
+/* A freed block of bsize bytes from the lists, cut to size; NULL when none
+ * fits.  Counted (live_bytes, allocs). */
+char *rp_heap_take(reap_t *r, size_t bsize);
+/* Whether a sweep is worth its walk before the reap takes a new chunk for
+ * a block of need bytes. */
+bool rp_sweep_due(const reap_t *r, size_t need);
+/* Joins freed neighbours, gives the frontier what borders it, gives back
+ * retired chunks that came wholly free, files the rest on the lists. */
+void rp_sweep(reap_t *r);
+/* The same for a clear, which also drops lists carved from a chunk. */
+void rp_heap_clear(reap_t *r);
+/* The heap's memory goes back (destroy). */
+void rp_heap_release(reap_t *r);
+/* Debug: check the invariants above over every chunk of r. */
 void rp_heap_check(const reap_t *r);
-unsigned rp_bin_index(size_t size);
 
-/* live_bytes only falls here, so its peak is the value just before. */
-static inline void rp_live_sub(reap_t *r, size_t n)
+/* The list of blocks of size bytes (a multiple of 8, at least 8). */
+static inline unsigned rp_list_of(size_t size)
 {
+    size_t k = size / RP_GRANULE;
+    if (k < RP_NEXACT)
+        return (unsigned)k;
+    unsigned lg = 63u - (unsigned)__builtin_clzll(size); /* >= 10 */
+    unsigned i = RP_NEXACT + (lg - 10) * 8 + (unsigned)((size >> (lg - 3)) & 7);
+    return i < RP_NLISTS ? i : RP_NLISTS - 1;
+}
+
+/* Puts b, a freed block of size bytes (RP_LIST_MIN or more), first on its
+ * list of h, r's heap, writing the one link a freed block holds; the
+ * inline bump stops while a list holds a block. */
+static inline void rp_heap_file(reap_t *r, rp_heap_t *h, char *b, size_t size)
+{
+    unsigned i = rp_list_of(size);
+    uint64_t bit = (uint64_t)1 << (i % 64);
+    rp_ann_quiet_begin(); /* the link lives in freed memory */
+    *(void **)(void *)b = (h->map[i / 64] & bit) ? h->list[i] : NULL;
+    rp_ann_quiet_end();
+    h->list[i] = b;
+    h->map[i / 64] |= bit;
+}
+
+/* The lists, made (charged to r, or carved at its frontier) when r has
+ * none; NULL when neither its limit nor the frontier leaves room. */
+rp_heap_t *rp_heap_ensure(reap_t *r);
+
+/* A list holds a block. */
+static inline bool rp_heap_listed(const reap_t *r)
+{
+    _Static_assert(sizeof r->heap->map == 3 * sizeof(uint64_t), "three words of lists");
+    return r->heap && (r->heap->map[0] | r->heap->map[1] | r->heap->map[2]) != 0;
+}
+
+
+/* The frontier moves back to p (a block freed at it, or a shrink): from
+ * p on, the chunk is unused, as it was before the bumps that handed out
+ * what lay there. */
+static inline void rp_frontier_back(reap_t *r, char *p)
+{
+    if (r->bump > r->high)
+        r->high = r->bump;
+    r->bump = r->settled = r->live_mark = p;
+}
+
+/* ---- counting (region.c, stats.c) ----------------------------------------------------- */
+
+/* Count the bytes bumped since r->live_mark into live_bytes and raise the
+ * peak: before live_bytes falls. */
+static inline void rp_settle_live(reap_t *r)
+{
+    r->live_bytes += (uint64_t)(r->bump - r->live_mark);
+    r->live_mark = r->bump;
     if (r->live_bytes > r->peak_live_bytes)
         r->peak_live_bytes = r->live_bytes;
-    r->live_bytes -= n;
-}
-
-/* heap_empty and the inline_limit that mirrors it change together. */
-static inline void rp_set_heap_empty(reap_t *r, bool empty)
-{
-    r->heap_empty = empty;
-    r->inline_limit = empty ? r->inline_open : 0;
-}
-
-static inline void rp_heap_update_empty(reap_t *r)
-{
-    rp_set_heap_empty(r, (r->heap_free_bytes | r->quick_bytes) == 0);
-}
-
-/* Split b (free or being taken) into an in-use block of csz bytes and a
- * free rest of rem bytes (rem >= RP_MIN_BLOCK), footer written; returns the
- * rest, which the caller files (bin, dv). */
-static inline rp_block_t *rp_split(reap_t *r, rp_block_t *b, size_t csz, size_t rem)
-{
-    RP_ASSERT(((csz | rem) & r->grain_mask) == 0 && rem >= RP_MIN_BLOCK);
-    size_t tag = (size_t)r->tag << RP_TAG_SHIFT;
-    b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | tag;
-    rp_block_t *rest = rp_at(b, csz);
-    rest->head = rem | RP_PINUSE | tag;
-    rp_at(rest, rem)->prev_foot = rem;
-    return rest;
-}
-
-/* Pop a quick block of csz bytes (csz < RP_SMALL_LIMIT; at the 8-byte
- * grain it may be csz + 8: the caller counts rp_bsize()), marked in use
- * again; NULL when the block on top of the list is too small or there is
- * none.  It leaves heap_empty false even
- * when this was the last block waiting: reap_malloc's next trip past the
- * bump sets it (malloc_after_bump), and the pop stays a few stores. */
-static inline rp_block_t *rp_quick_pop(reap_t *r, size_t csz)
-{
-    rp_block_t **q = &r->heap->quick[csz / RP_GRAIN], *b = *q;
-    if (b) {
-        size_t size = rp_bsize(b);
-        RP_ASSERT((b->head & RP_QUICK) && (b->head & RP_CINUSE) && size / RP_GRAIN == csz / RP_GRAIN);
-        if (size < csz) /* 8-byte grain: a block of csz - 8 */
-            return NULL;
-        *q = b->fd;
-        b->head &= ~RP_QUICK;
-        r->quick_bytes -= size;
-    }
-    return b;
-}
-
-/* Put b (in use, size bytes) on its quick list, still marked in use. */
-static inline void rp_quick_push(reap_t *r, rp_block_t *b, size_t size)
-{
-    rp_block_t **q = &r->heap->quick[size / RP_GRAIN];
-    b->head |= RP_QUICK;
-    b->fd = *q;
-    *q = b;
-    r->quick_bytes += size;
-    rp_set_heap_empty(r, false);
-}
-
-/* Does a bin hold a block of at least csz bytes (csz < RP_SMALL_LIMIT)?
- * Exact bins at and above csz's, or any ranged bin: the bitmap says. */
-static inline bool rp_heap_fits(const rp_heap_t *h, size_t csz)
-{
-    _Static_assert(RP_NSMALL == 64 && RP_NBINS == 128, "one word of exact bins, one of ranged");
-    return ((h->map[0] >> (csz / RP_GRAIN)) | h->map[1]) != 0;
-}
-
-/* Carve csz bytes from the front of dv, which keeps at least RP_MIN_BLOCK. */
-static inline rp_block_t *rp_dv_carve(reap_t *r, size_t csz)
-{
-    rp_block_t *b = r->dv;
-    RP_ASSERT(r->dv_size >= csz + RP_MIN_BLOCK);
-    r->dv_size -= csz;
-    r->dv = rp_split(r, b, csz, r->dv_size);
-    r->heap_free_bytes -= csz;
-    return b;
-}
-
-/* Mark b (size s, in use) and its successor's RP_PINUSE. */
-static inline void rp_set_inuse(reap_t *r, rp_block_t *b, size_t s)
-{
-    b->head = s | (b->head & RP_PINUSE) | RP_CINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
-    rp_at(b, s)->head |= RP_PINUSE;
 }
 
 #endif /* RP_INTERNAL_H */

@@ -1,409 +1,460 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * leaheap.c - a reap's heap: Lea-style bins of free blocks.
+ * leaheap.c - a reap's freed blocks: the Lea-style lists that hand them out
+ * again, and the sweep that joins neighbours.
  *
- * After its first free a reap keeps freed blocks here, in the manner of
- * dlmalloc 2.7: exact bins below 1 KiB, ranged bins above, a bitmap of
- * non-empty bins to find the next larger one, splitting of larger blocks
- * and immediate coalescing with both neighbours through the boundary tags
- * (see internal.h for the layout).  A ranged bin is not kept sorted (a
- * sorted insert walks the bin, and a request pool that frees thousands of
- * kilobyte blocks made every free quadratic): a free pushes the block,
- * and allocation takes the best fit among the first RP_FIT_SCAN blocks of
- * the bin (the best fit when the bin holds no more), else the smallest of
- * the first few of the next non-empty bin, and reads the whole bin only
- * when no larger block exists, so a reap never takes new memory while a
- * block that fits is free.
- * Small frees first wait on per-size quick lists, still marked in use, as
- * dlmalloc 2.7's fastbins do: reusing a block of the same size is then a
- * list pop, and they are coalesced in one pass (rp_heap_consolidate) when
- * nothing else serves a request, before the reap would take a new chunk.
- * (dlmalloc also consolidates before every request of 1 KiB or more; with
- * a tenth of a request pool's objects that big, that pass ran every few
- * allocations.)  A
- * block freed next to the frontier goes back to the frontier instead of a
- * bin, and a retired chunk whose arena is one free block goes back to the
- * base allocator.  The bins live in a block carved from the reap on its
- * first free (region.c), so a reap that never frees never touches them.
+ * A free sets its block's freed bit and files it on the list of its size
+ * (alloc.c): exact lists by 8 bytes up to 1 KiB, eight ranged ones per
+ * power of two above, a bitmap of the lists that hold something (dlmalloc
+ * 2.7's bins).  Once the frontier's chunk is full a request takes its
+ * exact list's first block; failing that, the best fit among the first
+ * few of its ranged list; failing that, the first block of the next list
+ * that holds one, cut, the rest filed at once (dlmalloc's designated
+ * victim).  When nothing fits and enough was freed since the last sweep
+ * to pay for its walk (rp_sweep_due), the sweep reads every chunk's
+ * bitmaps a word at a time, joins each run of freed blocks (clearing the
+ * start bits inside, keeping their freed bits so a later free of one is
+ * still a double free), hands the frontier back what borders it, gives
+ * back a retired chunk that came wholly free, and files every run afresh.
+ * Coalescing waits for the sweep so that a free reads no neighbour and
+ * unlinks nothing (docs/design.md); a request pool that frees and then is
+ * cleared never sweeps at all.
  */
-#include <stdio.h>
+#include <string.h>
 
-#include "internal.h"
+#include "base/base.h"
+#include "region.h"
 
-unsigned rp_bin_index(size_t size)
+/* ---- the lists ------------------------------------------------------------------ */
+
+static bool listed(const rp_heap_t *h, unsigned i) { return (h->map[i / 64] >> (i % 64)) & 1; }
+
+/* The first list at or after i that holds a block, or RP_NLISTS. */
+static unsigned next_listed(const rp_heap_t *h, unsigned i)
 {
-    if (size < RP_SMALL_LIMIT)
-        return (unsigned)(size / RP_GRAIN);
-    unsigned lg = 63u - (unsigned)__builtin_clzl(size); /* >= 10 */
-    unsigned i = RP_NSMALL + (lg - 10) * 4 + (unsigned)((size >> (lg - 2)) & 3);
-    return i < RP_NBINS ? i : RP_NBINS - 1;
-}
-
-static void map_set(rp_heap_t *h, unsigned i) { h->map[i / 64] |= (uint64_t)1 << (i % 64); }
-static void map_clear(rp_heap_t *h, unsigned i) { h->map[i / 64] &= ~((uint64_t)1 << (i % 64)); }
-
-/* The first non-empty bin at or above i, or RP_NBINS. */
-static unsigned map_next(const rp_heap_t *h, unsigned i)
-{
-    for (unsigned w = i / 64; w < RP_NBINS / 64; w++) {
+    for (unsigned w = i / 64; w < (RP_NLISTS + 63) / 64; w++) {
         uint64_t bits = h->map[w];
         if (w == i / 64)
             bits &= ~(uint64_t)0 << (i % 64);
         if (bits)
             return w * 64 + (unsigned)__builtin_ctzll(bits);
     }
-    return RP_NBINS;
+    return RP_NLISTS;
 }
 
-void rp_heap_insert(reap_t *r, rp_block_t *b, size_t size)
-{
-    RP_ASSERT(!(b->head & RP_CINUSE) && rp_bsize(b) == size && size >= RP_MIN_BLOCK);
-    RP_ASSERT(rp_at(b, size)->prev_foot == size && !(rp_at(b, size)->head & RP_PINUSE));
-    rp_heap_t *h = r->heap;
-    unsigned i = rp_bin_index(size);
-    rp_bin_list_insert(&h->bin[i], NULL, b);
-    map_set(h, i);
-    r->heap_free_bytes += size;
-}
-
-void rp_heap_unlink(reap_t *r, rp_block_t *b, size_t size)
+/* A listed block that is not as it was filed.  A stale heap expects them
+ * (a realloc took a listed block): the list is cut there, its blocks left
+ * to the next sweep.  Otherwise its link was overwritten by a write to
+ * freed memory, and what it leads to cannot be trusted. */
+static RP_NOINLINE void bad_entry(reap_t *r, unsigned i, void **link, const void *b)
 {
     rp_heap_t *h = r->heap;
-    r->heap_free_bytes -= size;
-    if (b == r->dv) { /* not in a bin: its links are stale */
-        r->dv = NULL;
-        r->dv_size = 0;
-        rp_heap_update_empty(r);
-        return;
-    }
-    unsigned i = rp_bin_index(size);
-    rp_bin_list_unlink(&h->bin[i], b);
-    if (!h->bin[i])
-        map_clear(h, i);
-    rp_heap_update_empty(r);
+    if (!h->stale)
+        rp_misuse(REAP_MISUSE_CORRUPTION, "a freed object was written to:", r, b);
+    *link = NULL;
+    if (h->list[i] == NULL)
+        h->map[i / 64] &= ~((uint64_t)1 << (i % 64));
+    h->cut = true;
 }
 
-/* b (free, size bytes, not binned) becomes in use with csz bytes; a
- * remainder big enough to be a block goes back on a bin. */
-static void take(reap_t *r, rp_block_t *b, size_t size, size_t csz)
-{
-    size_t rem = size - csz;
-    if (rem < RP_MIN_BLOCK) {
-        rp_set_inuse(r, b, size);
-        return;
-    }
-    rp_heap_insert(r, rp_split(r, b, csz, rem), rem);
-    rp_heap_update_empty(r); /* the rest is reusable, as b was */
-}
+/* ---- taking a block ----------------------------------------------------------------- */
 
-/* Each list is taken whole before its blocks are freed: a small block
- * with no free neighbour goes back on it (rp_heap_free) and waits there.
- * The largest sizes go first, so the small ones find more neighbours free. */
-void rp_heap_consolidate(reap_t *r)
+/* The freed bits of [b, b + size) of c go: live again.  The bits of a
+ * block of a few hundred bytes are in one word. */
+static RP_ALWAYS_INLINE void freed_clear(const rp_chunk_t *c, rp_pair_t *w, char *b, size_t size)
 {
-    rp_heap_t *h = r->heap;
-    for (unsigned i = RP_NSMALL; i-- > 0 && r->quick_bytes;) {
-        rp_block_t *b = h->quick[i];
-        h->quick[i] = NULL;
-        while (b) {
-            rp_block_t *next = b->fd;
-            b->head &= ~RP_QUICK;
-            r->quick_bytes -= rp_bsize(b);
-            rp_heap_free(r, b);
-            b = next;
-        }
-    }
-}
-
-/* Take csz bytes from dv: all of it when the rest would be too small. */
-static rp_block_t *take_dv(reap_t *r, size_t csz)
-{
-    rp_block_t *b;
-    if (r->dv_size - csz >= RP_MIN_BLOCK) {
-        b = rp_dv_carve(r, csz);
+    unsigned k = (unsigned)((uintptr_t)b >> 3 & 63);
+    size_t n = size / RP_GRANULE;
+    if (RP_LIKELY(k + n < 64)) {
+        w->freed &= ~((((uint64_t)1 << n) - 1) << k);
+    } else if (k + n < 128) { /* into the next word: its first k + n - 64 bits */
+        w[0].freed &= ~(~(uint64_t)0 << k);
+        w[1].freed &= ~((((uint64_t)1 << (k + n - 64)) - 1));
     } else {
-        b = r->dv;
-        r->heap_free_bytes -= r->dv_size;
-        rp_set_inuse(r, b, r->dv_size);
-        r->dv = NULL;
-        r->dv_size = 0;
+        rp_freed_clear_range(c, b, b + size);
     }
-    rp_heap_update_empty(r);
+}
+
+/* Hands out bsize bytes of the freed block b (size bytes, unlinked) of c,
+ * whose pair is w; a rest of RP_LIST_MIN bytes or more is a freed block
+ * again, filed when there are lists, and a smaller one goes with the
+ * block. */
+static RP_ALWAYS_INLINE char *hand_out(reap_t *r, rp_chunk_t *c, rp_pair_t *w, char *b, size_t size,
+                             size_t bsize)
+{
+    size_t rest = size - bsize;
+    if (rest >= RP_LIST_MIN) {
+        char *tail = b + bsize;
+        if (c == r->chunk && tail >= r->settled)
+            rp_settle(r); /* the start bit at tail is no bumped block */
+        rp_pair_t *t = rp_pair_at(c, tail);
+        t->start |= rp_bit(tail);
+        t->freed |= rp_bit(tail);
+        if (r->heap)
+            rp_heap_file(r, r->heap, tail, rest);
+        size = bsize;
+    }
+    freed_clear(c, w, b, size);
+    r->free_bytes -= size;
+    r->swept = r->swept > size ? r->swept - size : 0;
+    r->live_bytes += size;
+    r->allocs++;
     return b;
 }
 
-/* b (free, unlinked, size bytes) becomes dv; the old dv goes to a bin. */
-static void make_dv(reap_t *r, rp_block_t *b, size_t size)
+/* The chunk of b, a block listed on list i of r, when its bits say it is
+ * a freed block (*wp gets its pair, *sizep its size, which on an exact
+ * list of a heap that is not stale is the list's); NULL when they do not
+ * or its size is not the list's: a realloc may have taken it, or joined
+ * its start into a larger block, and a shrink made a block of another
+ * size start there again (the heap is then stale), or the program wrote
+ * over a link. */
+static RP_ALWAYS_INLINE rp_chunk_t *listed_chunk(const reap_t *r, const char *b, unsigned i, bool check_size,
+                                       rp_pair_t **wp, size_t *sizep)
 {
-    if (r->dv) { /* counted already: rp_heap_insert counts it again */
-        r->heap_free_bytes -= r->dv_size;
-        rp_heap_insert(r, r->dv, r->dv_size);
+    uintptr_t start;
+    rp_chunk_t *c = rp_chunk_block(b, &start);
+    if (RP_UNLIKELY(!c || c->key != rp_chunk_key(c) || c->reap != r))
+        return NULL;
+    rp_pair_t *w = rp_pair_in(c, start, b);
+    if (RP_UNLIKELY(!(w->start & w->freed & rp_bit(b))))
+        return NULL;
+    *wp = w;
+    if (i < RP_NEXACT && !check_size) {
+        *sizep = i * RP_GRANULE;
+        return c;
     }
-    r->dv = b;
-    r->dv_size = size;
-    r->heap_free_bytes += size;
+    size_t size = (size_t)(rp_block_end(r, c, b) - b);
+    *sizep = size;
+    return rp_list_of(size) == i ? c : NULL;
 }
 
-/* The best fit for csz among the first `scan` blocks of a ranged bin, or
- * NULL when none of them is large enough. */
-#define RP_FIT_SCAN 16
-static rp_block_t *best_of(rp_block_t *b, size_t csz, size_t scan)
+/* The size of b, listed on list i of r, from its bits alone (the debug
+ * walk); 0 when it is not of that list. */
+static size_t entry_size(const reap_t *r, const char *b, unsigned i)
 {
-    rp_block_t *best = NULL;
-    size_t best_size = SIZE_MAX;
-    for (size_t n = 0; b && n < scan; b = b->fd, n++) {
-        size_t sz = rp_bsize(b);
-        if (sz >= csz && sz < best_size) {
-            best = b, best_size = sz;
-            if (sz == csz)
+    rp_pair_t *w;
+    size_t size = 0;
+    return listed_chunk(r, b, i, true, &w, &size) ? size : 0;
+}
+
+/* The best fit for bsize among the first few blocks of ranged list i (all
+ * of them when no list above holds one), or on a stale heap the first
+ * block of list i that is as filed, handed out; NULL when none fits. */
+#define FIT_SCAN 8
+static RP_NOINLINE char *take_searching(reap_t *r, unsigned i, size_t bsize)
+{
+    rp_heap_t *h = r->heap;
+    bool whole = i >= RP_NEXACT && next_listed(h, i + 1) == RP_NLISTS;
+    void **link = &h->list[i], **best_link = NULL;
+    size_t best = SIZE_MAX;
+    rp_chunk_t *best_c = NULL;
+    rp_pair_t *best_w = NULL;
+    for (unsigned n = 0; *link && (whole || n < FIT_SCAN); n++) {
+        char *b = *link;
+        rp_pair_t *w;
+        size_t size = 0;
+        rp_chunk_t *c = listed_chunk(r, b, i, true, &w, &size);
+        if (!c) {
+            bad_entry(r, i, link, b);
+            break;
+        }
+        if (size >= bsize && size < best) {
+            best = size, best_link = link, best_c = c, best_w = w;
+            if (size == bsize || i < RP_NEXACT)
                 break;
         }
+        rp_ann_quiet_begin();
+        link = (void **)*link;
+        rp_ann_quiet_end();
     }
-    return best;
+    if (!best_link)
+        return NULL;
+    char *b = *best_link;
+    rp_ann_quiet_begin(); /* the link lives in freed memory */
+    *best_link = *(void **)(void *)b;
+    rp_ann_quiet_end();
+    if (h->list[i] == NULL)
+        h->map[i / 64] &= ~((uint64_t)1 << (i % 64));
+    return hand_out(r, best_c, best_w, b, best, bsize);
 }
 
-rp_block_t *rp_heap_alloc(reap_t *r, size_t csz)
+static char *next_freed(const rp_chunk_t *c, const char *p);
+
+/* Without lists (a limit refused their memory, and the frontier had no
+ * room for them) a request takes the first freed block that fits, read
+ * from the bitmaps: slow, and only when the reap could not grow either. */
+static char *take_by_scan(reap_t *r, size_t bsize)
+{
+    for (rp_chunk_t *c = r->chunk; c; c = c->older) {
+        if (rp_chunk_solo(c))
+            continue;
+        for (char *b = next_freed(c, c->arena); b; b = next_freed(c, b + 8)) {
+            size_t size = (size_t)(rp_block_end(r, c, b) - b);
+            if (size >= bsize)
+                return hand_out(r, c, rp_pair_at(c, b), b, size, bsize);
+        }
+    }
+    return NULL;
+}
+
+/* The first list at or after i that holds a block is j.  Its first block
+ * fits: on list i, an exact list, it is the size asked for; on a later
+ * list, larger than it.  That is the common case, taken here without a
+ * call; a ranged list i (best fit among its first blocks) and a stale
+ * heap (every block checked) search, out of line. */
+char *rp_heap_take(reap_t *r, size_t bsize)
 {
     rp_heap_t *h = r->heap;
-    unsigned i = rp_bin_index(csz);
-    if (i < RP_NSMALL) {
-        rp_block_t *q = rp_quick_pop(r, csz);
-        if (q) {
-            rp_heap_update_empty(r);
-            return q;
+    if (RP_UNLIKELY(!h))
+        return take_by_scan(r, bsize);
+    unsigned i = rp_list_of(bsize);
+    unsigned j = i < RP_NEXACT && listed(h, i) ? i : next_listed(h, i);
+    if (j == RP_NLISTS)
+        return NULL;
+    if (RP_UNLIKELY(h->stale || (j == i && i >= RP_NEXACT))) {
+        char *b = NULL;
+        for (; !b && j < RP_NLISTS; j = next_listed(h, j + 1))
+            b = take_searching(r, j, bsize);
+        return b;
+    }
+    char *b = h->list[j];
+    rp_pair_t *w;
+    size_t size;
+    rp_chunk_t *c = listed_chunk(r, b, j, false, &w, &size);
+    if (RP_UNLIKELY(!c)) {
+        bad_entry(r, j, &h->list[j], b);
+        return NULL; /* a corruption report that returned: the reap grows */
+    }
+    rp_ann_quiet_begin(); /* the link lives in freed memory */
+    void *next = *(void **)(void *)b;
+    rp_ann_quiet_end();
+    h->list[j] = next;
+    if (next == NULL) /* before the rest of b may be filed on list j */
+        h->map[j / 64] &= ~((uint64_t)1 << (j % 64));
+    return hand_out(r, c, w, b, size, bsize);
+}
+
+/* ---- the sweep ------------------------------------------------------------------------- */
+
+bool rp_sweep_due(const reap_t *r, size_t need)
+{
+    if (r->heap && r->heap->cut)
+        return true;
+    uint64_t unswept = r->free_bytes - (r->swept < r->free_bytes ? r->swept : r->free_bytes);
+    return unswept >= need && unswept * 64 >= r->footprint * rp_opt.sweep_share;
+}
+
+/* The address of the first freed block start in c at or after p, or NULL. */
+static char *next_freed(const rp_chunk_t *c, const char *p)
+{
+    if (p >= rp_chunk_end(c))
+        return NULL;
+    const rp_pair_t *w = rp_pair_at(c, p);
+    uint64_t bits = w->start & w->freed & ~(rp_bit(p) - 1);
+    uintptr_t base = (uintptr_t)p & ~(uintptr_t)511;
+    while (bits == 0) {
+        base += 512;
+        if (base >= (uintptr_t)rp_chunk_end(c))
+            return NULL;
+        w++;
+        bits = w->start & w->freed;
+    }
+    char *b = (char *)(base + 8 * (uintptr_t)__builtin_ctzll(bits));
+    return b < rp_chunk_end(c) ? b : NULL;
+}
+
+/* The end of the run of freed blocks that starts at b: the blocks after
+ * b's that are freed lose their start bits. */
+static char *join(const rp_chunk_t *c, char *b)
+{
+    char *e = rp_next_start(c, b);
+    while (e < rp_chunk_end(c)) {
+        rp_pair_t *w = rp_pair_at(c, e);
+        uint64_t bit = rp_bit(e);
+        if (!(w->freed & bit))
+            break;
+        w->start &= ~bit;
+        e = rp_next_start(c, e);
+    }
+    return e;
+}
+
+/* Sweeps chunk c; false when it went back whole. */
+static bool sweep_chunk(reap_t *r, rp_chunk_t *c)
+{
+    for (char *b = next_freed(c, c->arena); b; ) {
+        char *e = join(c, b);
+        size_t size = (size_t)(e - b);
+        if (c == r->chunk && e >= r->bump) { /* up to the frontier: back to it */
+            size = (size_t)(r->bump - b);
+            rp_pair_at(c, b)->start &= ~rp_bit(b);
+            rp_freed_clear_range(c, b, r->bump);
+            rp_frontier_back(r, b);
+            r->free_bytes -= size;
+            return true;
         }
-        if (!h->bin[i] && r->dv_size >= csz)
-            return take_dv(r, csz);
+        if (b == c->arena && e == rp_chunk_end(c) && c != r->first && c != r->chunk) {
+            r->free_bytes -= size;
+            rp_region_release(r, c);
+            return false;
+        }
+        if (size >= RP_LIST_MIN && r->heap)
+            rp_heap_file(r, r->heap, b, size);
+        b = next_freed(c, e);
     }
-    /* an exact bin's blocks all fit, but for the i*16 ones of a request
-     * of i*16 + 8 (8-byte grain) */
-    rp_block_t *b = i < RP_NSMALL && csz % RP_GRAIN == 0 ? h->bin[i] : best_of(h->bin[i], csz, RP_FIT_SCAN);
-    if (!b) {
-        unsigned j = map_next(h, i + 1);
-        if (j < RP_NBINS) /* every block of a larger bin fits: the smallest seen */
-            b = j < RP_NSMALL ? h->bin[j] : best_of(h->bin[j], csz, RP_FIT_SCAN);
-        else if (i >= RP_NSMALL) /* nothing larger: the whole bin, before new memory */
-            b = best_of(h->bin[i], csz, SIZE_MAX);
-        if (!b)
-            return r->dv_size >= csz ? take_dv(r, csz) : NULL;
-    }
-    size_t size = rp_bsize(b);
-    rp_heap_unlink(r, b, size);
-    if (i < RP_NSMALL && size - csz >= RP_MIN_BLOCK) { /* its rest serves the next ones */
-        make_dv(r, b, size);
-        return take_dv(r, csz);
-    }
-    take(r, b, size, csz);
-    return b;
+    return true;
 }
 
-/* The frontier takes back b and, when it is free, the block before it. */
-static void to_frontier(reap_t *r, rp_block_t *b)
+/* The heap's lists, made at the first free (or sweep) with something to file: from
+ * the base allocator, charged to the reap, or, when its limit refuses
+ * them, carved at the frontier (when it has the room) as a block that is
+ * no object, gone at the next clear.  NULL when neither serves: the sweep
+ * then only joins and gives back, and tries again at its end, when the
+ * frontier may have taken back room. */
+rp_heap_t *rp_heap_ensure(reap_t *r)
 {
-    if (!(b->head & RP_PINUSE)) {
-        rp_block_t *p = rp_prev(b, b->prev_foot);
-        rp_heap_unlink(r, p, rp_bsize(p));
-        b = p;
+    if (r->heap)
+        return r->heap;
+    size_t size = rp_base_usable(sizeof(rp_heap_t));
+    rp_heap_t *h = NULL;
+    if (rp_charge(r, size) != 0)
+        r->limit_failures++;
+    else if (!(h = rp_base_alloc(size)))
+        rp_uncharge(r, size);
+    bool carved = false;
+    if (!h && (size = rp_block_size(r, sizeof *h)) <= (size_t)(r->bump_end - r->bump)) {
+        rp_settle(r);
+        h = reap_frontier_bump((reap_frontier_t *)(void *)r, size);
+        r->settled = r->live_mark = r->bump; /* not an object: not counted */
+        carved = true;
     }
-    RP_ASSERT(b->head & RP_PINUSE); /* the block before the frontier is in use */
-    r->bump = (char *)b;
+    if (!h)
+        return NULL;
+    rp_ann_metadata(h, sizeof *h);
+    memset(h, 0, sizeof *h);
+    h->carved = carved;
+    return r->heap = h;
 }
 
-static void free_lost(reap_t *r);
-
-/* b (in use, size bytes) was freed while no bin table could be made (a
- * limit): it waits on the lost list, marked as a quick block so that
- * freeing it again is reported. */
-static void lose(reap_t *r, rp_block_t *b, size_t size)
+/* The lists say nothing. */
+static void heap_reset(reap_t *r)
 {
-    b->head |= RP_QUICK;
-    b->fd = r->lost;
-    r->lost = b;
-    r->lost_bytes += size;
+    if (r->heap) {
+        memset(r->heap->map, 0, sizeof r->heap->map);
+        r->heap->stale = r->heap->cut = false;
+    }
 }
 
-void rp_heap_free(reap_t *r, rp_block_t *b)
+void rp_sweep(reap_t *r)
 {
-    size_t size = rp_bsize(b);
-    rp_block_t *next = rp_at(b, size);
-    b->head &= ~RP_CINUSE; /* a second free of b is caught even once merged */
-    if ((char *)next == r->bump) {
-        to_frontier(r, b);
-        return;
+    rp_settle(r); /* the frontier may move back */
+    rp_heap_t *h = rp_heap_ensure(r);
+    heap_reset(r);
+    for (rp_chunk_t *c = r->chunk, *older; c; c = older) {
+        older = c->older; /* c may go */
+        if (!rp_chunk_solo(c))
+            sweep_chunk(r, c);
     }
-    if (RP_UNLIKELY(!(next->head & RP_PINUSE)))
-        rp_misuse(REAP_MISUSE_CORRUPTION, "heap corruption (next block says this one is free) at free of",
-                  r, rp_b2mem(b));
-    if (!(next->head & RP_CINUSE)) {
-        size_t ns = rp_bsize(next);
-        rp_heap_unlink(r, next, ns);
-        size += ns;
-        next = rp_at(next, ns);
-    }
-    if (!(b->head & RP_PINUSE)) {
-        rp_block_t *p = rp_prev(b, b->prev_foot);
-        size_t ps = rp_bsize(p);
-        rp_heap_unlink(r, p, ps);
-        size += ps;
-        b = p;
-    }
-    /* coalesced: no two free blocks are neighbours */
-    RP_ASSERT((b->head & RP_PINUSE) && ((next->head & RP_CINUSE) || (char *)next == r->bump));
-    if (RP_UNLIKELY(size < RP_MIN_BLOCK)) { /* a small block, alone: no room for links */
-        b->head |= RP_CINUSE;
-        if (rp_region_heap_ensure(r))
-            rp_quick_push(r, b, size);
-        else
-            lose(r, b, size);
-        return;
-    }
-    if ((next->head & RP_FENCE) && (b->head & RP_PINUSE) && rp_region_try_release(r, b, size))
-        return;
-    if (RP_UNLIKELY(!r->heap) && !rp_region_heap_ensure(r)) {
-        /* No memory for the bins (a limit): with no heap there were no free
-         * neighbours, so b is as it was. */
-        b->head |= RP_CINUSE;
-        lose(r, b, size);
-        return;
-    }
-    rp_set_heap_empty(r, false); /* something freed waits: allocation looks first */
-    b->head = size | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
-    next->prev_foot = size;
-    next->head &= ~RP_PINUSE;
-    rp_heap_insert(r, b, size);
-    if (RP_UNLIKELY(r->lost != NULL)) /* after b is binned: they may merge */
-        free_lost(r);
+    if (!h && rp_heap_ensure(r)) /* the frontier took back room: file what is left */
+        for (rp_chunk_t *c = r->chunk; c; c = c->older)
+            if (!rp_chunk_solo(c))
+                sweep_chunk(r, c);
+    r->swept = r->free_bytes;
 }
 
-/* The bins exist now: give them the blocks freed while they could not be
- * made (their frees were counted then). */
-static void free_lost(reap_t *r)
+void rp_heap_clear(reap_t *r)
 {
-    while (r->lost) {
-        rp_block_t *b = r->lost;
-        r->lost = b->fd;
-        r->lost_bytes -= rp_bsize(b);
-        b->head &= ~RP_QUICK;
-        rp_heap_free(r, b);
+    if (r->heap && r->heap->carved) /* its chunk is reset */
+        r->heap = NULL;
+    heap_reset(r);
+}
+
+void rp_heap_release(reap_t *r)
+{
+    if (r->heap && !r->heap->carved) {
+        size_t size = rp_base_usable(sizeof(rp_heap_t));
+        rp_base_free(r->heap, size);
+        rp_uncharge(r, size);
+        r->heap = NULL;
     }
 }
 
-void rp_heap_trim(reap_t *r, rp_block_t *b, size_t csz)
-{
-    size_t size = rp_bsize(b);
-    if (size - csz < RP_MIN_BLOCK)
-        return;
-    size_t tag = (size_t)r->tag << RP_TAG_SHIFT;
-    b->head = csz | (b->head & RP_PINUSE) | RP_CINUSE | tag;
-    rp_block_t *rest = rp_at(b, csz);
-    rest->head = (size - csz) | RP_PINUSE | RP_CINUSE | tag;
-    rp_heap_free(r, rest);
-}
-
-/* ---- debug: the full invariant walk ------------------------------------------ */
+/* ---- debug: the full invariant walk ------------------------------------------------------ */
 
 static void check_fail(const reap_t *r, const void *where, const char *what)
 {
     rp_misuse(REAP_MISUSE_CORRUPTION, what, (reap_t *)r, where);
 }
 
-/* Walk the blocks of one chunk from its arena to the frontier or fence;
- * returns the bytes of free blocks met and adds those of quick ones. */
-static size_t check_chunk(const reap_t *r, const rp_chunk_t *c, size_t *quick_bytes)
+/* The bits of granule p of c: start in bit 0, freed in bit 1. */
+static unsigned bits_at(const rp_chunk_t *c, const char *p)
 {
-    size_t free_bytes = 0;
-    bool prev_inuse = true;
-    rp_block_t *b = (rp_block_t *)rp_chunk_arena(r, c);
-    if (c->starts) { /* blocks without headers first (the reap was a region) */
-        if (c == r->chunk && r->head_room == 0)
-            return 0;
-        b = (rp_block_t *)(c->region_end - 8); /* the first with one, or the fence */
+    const rp_pair_t *w = rp_pair_at(c, p);
+    return (unsigned)((w->start & rp_bit(p)) != 0) | (unsigned)((w->freed & rp_bit(p)) != 0) << 1;
+}
+
+/* Walks c's blocks; returns the bytes of its freed blocks. */
+static uint64_t check_chunk(const reap_t *r, const rp_chunk_t *c)
+{
+    uint64_t freed = 0;
+    const char *limit = c == r->chunk ? r->bump : rp_chunk_end(c);
+    if (bits_at(c, rp_chunk_end(c)) != 1)
+        check_fail(r, rp_chunk_end(c), "chunk without its sentinel");
+    for (const char *p = (const char *)((uintptr_t)c->arena & ~(uintptr_t)511); p < c->arena; p += 8)
+        if (bits_at(c, p))
+            check_fail(r, p, "bits before the arena");
+    for (const char *p = limit; p < rp_chunk_end(c); p += 8)
+        if (bits_at(c, p))
+            check_fail(r, p, "bits past the frontier");
+    const char *b = c->arena;
+    while (b < limit) {
+        unsigned s = bits_at(c, b);
+        if (!(s & 1))
+            check_fail(r, b, "no block starts where the last one ended");
+        const char *e = rp_next_start(c, b);
+        if (e > limit)
+            e = limit;
+        if (((uintptr_t)(e - b) & r->grain_mask) != 0 && e != rp_chunk_end(c) && e != limit)
+            check_fail(r, b, "block of a size off the grain");
+        for (const char *q = b + 8; q < e; q += 8)
+            if (bits_at(c, q) == 2 ? !(s & 2) : bits_at(c, q) != 0)
+                check_fail(r, q, (s & 2) ? "stray bits in a freed block" : "stray bits in a live block");
+        if (s & 2)
+            freed += (uint64_t)(e - b);
+        b = e;
     }
-    for (;;) {
-        if ((char *)b == r->bump && c == r->chunk) {
-            if (!prev_inuse)
-                check_fail(r, b, "free block before the frontier");
-            return free_bytes;
+    return freed;
+}
+
+static void heap_check(const reap_t *r)
+{
+    uint64_t freed = 0;
+    for (const rp_chunk_t *c = r->chunk; c; c = c->older) {
+        if ((c->key != rp_chunk_key(c) && !rp_chunk_solo(c)) || c->reap != r)
+            check_fail(r, c, "a chunk of the list is not the reap's");
+        if (!rp_chunk_solo(c))
+            freed += check_chunk(r, c);
+    }
+    if (freed != r->free_bytes)
+        check_fail(r, r, "freed bytes walked and counted differ");
+    if (!r->heap || r->heap->stale)
+        return;
+    for (unsigned i = 1; i < RP_NLISTS; i++) {
+        if (!listed(r->heap, i))
+            continue;
+        for (char *b = r->heap->list[i]; b; b = *(char **)(void *)b) {
+            if (entry_size(r, b, i) == 0)
+                check_fail(r, b, "a listed block is not the freed block its list says");
         }
-        size_t h = b->head, s = rp_bsize(b);
-        if ((h >> RP_TAG_SHIFT) != r->tag)
-            check_fail(r, b, "block with a foreign tag");
-        if (!!(h & RP_PINUSE) != prev_inuse)
-            check_fail(r, b, "RP_PINUSE out of step with the previous block");
-        if (h & RP_FENCE)
-            return free_bytes;
-        if (s < RP_MIN_SIZE || (s & r->grain_mask))
-            check_fail(r, b, "block of impossible size");
-        if (!(h & RP_CINUSE)) {
-            if (s < RP_MIN_BLOCK)
-                check_fail(r, b, "free block too small for its links");
-            if (!prev_inuse)
-                check_fail(r, b, "two free blocks side by side");
-            if (rp_at(b, s)->prev_foot != s)
-                check_fail(r, b, "free block without its footer");
-            free_bytes += s;
-        } else if (h & RP_QUICK) {
-            *quick_bytes += s;
-        }
-        prev_inuse = (h & RP_CINUSE) != 0;
-        b = rp_at(b, s);
     }
 }
 
-static void heap_check(const reap_t *r);
-
-/* Tests call it directly: the walk reads poisoned headers (annotate.h). */
+/* Tests call it directly: the walk reads freed memory (annotate.h). */
 void rp_heap_check(const reap_t *r)
 {
     rp_ann_quiet_begin();
     heap_check(r);
     rp_ann_quiet_end();
-}
-
-static void heap_check(const reap_t *r)
-{
-    size_t walked = 0, binned = 0, quick_walked = 0, quick_listed = 0;
-    for (const rp_chunk_t *c = r->chunk; c; c = c->older)
-        walked += check_chunk(r, c, &quick_walked);
-    if (r->heap)
-        for (unsigned i = 0; i < RP_NBINS; i++) {
-            bool set = (r->heap->map[i / 64] >> (i % 64)) & 1;
-            if (set != (r->heap->bin[i] != NULL))
-                check_fail(r, r->heap, "bin bitmap out of step");
-            for (rp_block_t *b = r->heap->bin[i]; b; b = b->fd) {
-                if (rp_bin_index(rp_bsize(b)) != i || (b->head & RP_CINUSE))
-                    check_fail(r, b, "block in the wrong bin");
-                if (b->fd && b->fd->bk != b)
-                    check_fail(r, b, "broken bin links");
-                binned += rp_bsize(b);
-            }
-        }
-    if (r->heap)
-        for (unsigned i = 0; i < RP_NSMALL; i++)
-            for (rp_block_t *b = r->heap->quick[i]; b; b = b->fd) {
-                if (rp_bsize(b) / RP_GRAIN != i || !(b->head & RP_QUICK) || !(b->head & RP_CINUSE))
-                    check_fail(r, b, "block on the wrong quick list");
-                quick_listed += rp_bsize(b);
-            }
-    if (r->dv && (rp_bsize(r->dv) != r->dv_size || (r->dv->head & RP_CINUSE)))
-        check_fail(r, r->dv, "dv is not the free block it claims to be");
-    if (walked != binned + r->dv_size || binned + r->dv_size != r->heap_free_bytes)
-        check_fail(r, r->heap, "free bytes walked, binned and counted differ");
-    size_t lost_listed = 0; /* marked as quick blocks, on no quick list */
-    for (const rp_block_t *b = r->lost; b; b = b->fd) {
-        if (!(b->head & RP_QUICK) || !(b->head & RP_CINUSE))
-            check_fail(r, b, "block on the lost list not marked");
-        lost_listed += rp_bsize(b);
-    }
-    if (lost_listed != r->lost_bytes)
-        check_fail(r, r->lost, "lost bytes listed and counted differ");
-    if (quick_walked != quick_listed + lost_listed || quick_listed != r->quick_bytes)
-        check_fail(r, r->heap, "quick bytes walked, listed and counted differ");
-    /* heap_empty may be true with tails in the bins, never with quick blocks
-     * or dv; it may be false with nothing waiting (it lags a quick pop) */
-    if (r->heap_empty && (quick_listed || r->dv_size))
-        check_fail(r, r->heap, "heap_empty out of step");
-    if (r->inline_limit != (r->heap_empty ? r->inline_open : 0))
-        check_fail(r, r->heap, "inline_limit out of step with heap_empty");
 }

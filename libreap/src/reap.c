@@ -1,22 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * reap.c - reap objects: create, clear, destroy, nesting, limits, misuse.
+ * reap.c - reap objects: create, clear, destroy, nesting, limits.
  *
- * A reap lives at the start of its first chunk, followed by the caller's
- * user area, so creating one costs one base allocation.  Reaps form a tree:
+ * A reap lives in its first chunk, followed by the caller's user area, so
+ * creating one costs one base allocation.  Reaps form a tree:
  * a reap's children are on a list guarded by its lock, which is the only
  * lock a reap ever takes, and only to add or remove a child; clear and
  * destroy take children off one at a time and destroy them depth first.
- *
- * Footprint accounting: each reap counts the bytes it holds.  A reap with a
- * limit also counts its whole subtree (tree_footprint), and every reap knows
- * its nearest such ancestor-or-self (acct), so growing a chunk charges only
- * the accounting reaps above it: reaps without limits never share a counter.
- * A reap's own footprint has one writer (the thread using the reap) and is
- * stored and read atomically (peak before footprint, release/acquire), so
- * reap_footprint() may read it from any thread, e.g. in a reap_walk()
- * callback.
  *
  * Walking: reap_walk() visits a subtree while other threads create and
  * destroy reaps in it, holding the locks of the reaps on the path from the
@@ -34,111 +25,6 @@
 
 const char *reap_version(void) { return REAP_VERSION_STRING; }
 
-/* ---- misuse ------------------------------------------------------------------- */
-
-/* Set at start-up (reap.h), read on a misuse only. */
-static reap_misuse_fn misuse_fn;
-static void *misuse_arg;
-
-void reap_set_misuse_handler(reap_misuse_fn fn, void *arg)
-{
-    misuse_arg = arg;
-    misuse_fn = fn;
-}
-
-/* "libreap: double free of 0x... (reap 0x...)"; a NULL reap's misuse
- * "libreap: NULL reap passed to reap_free (pointer 0x...)". */
-static void misuse_line(rp_line_t *l, reap_misuse_kind_t kind, const char *what, const reap_t *r,
-                        const void *p)
-{
-    rp_line_str(l, "libreap: ");
-    rp_line_str(l, what);
-    if (kind == REAP_MISUSE_NULL_REAP) {
-        if (p) {
-            rp_line_str(l, " (pointer ");
-            rp_line_ptr(l, p);
-            rp_line_str(l, ")");
-        }
-        return;
-    }
-    rp_line_str(l, " ");
-    rp_line_ptr(l, p);
-    rp_line_str(l, " (reap ");
-    rp_line_ptr(l, r);
-    rp_line_str(l, ")");
-}
-
-void rp_misuse(reap_misuse_kind_t kind, const char *what, reap_t *r, const void *p)
-{
-    rp_options_init(); /* REAP_MISUSE, read with the base allocator's options */
-    rp_line_t l = {.len = 0};
-    misuse_line(&l, kind, what, r, p);
-    reap_misuse_t m = {kind, what, l.text, p, r,
-                       rp_misuse_mode == RP_MISUSE_REPORT ? REAP_MISUSE_LEAK : REAP_MISUSE_ABORT};
-    reap_misuse_fn fn = misuse_fn;
-    int action = m.action;
-    if (fn)
-        action = fn(&m, misuse_arg);
-    else
-        rp_line_write(&l);
-    if (action != REAP_MISUSE_LEAK || kind == REAP_MISUSE_CORRUPTION)
-        abort();
-}
-
-/* ---- accounting ---------------------------------------------------------------- */
-
-static reap_t *acct_up(const reap_t *a) { return a->parent ? a->parent->acct : NULL; }
-
-static void peak_raise(_Atomic uint64_t *peak, uint64_t now)
-{
-    uint64_t old = atomic_load_explicit(peak, memory_order_relaxed);
-    while (old < now && !atomic_compare_exchange_weak(peak, &old, now))
-        ;
-}
-
-/* Charge n bytes to acct and every accounting reap above it, all or none.
- * A peak is raised from this thread's own sum, which passed the limit: a
- * fresh load could include another thread's charge about to be undone. */
-static int charge_chain(reap_t *acct, size_t n)
-{
-    for (reap_t *a = acct; a; a = acct_up(a)) {
-        uint64_t now = atomic_fetch_add(&a->tree_footprint, n) + n;
-        if (a->limit && now > a->limit) {
-            atomic_fetch_sub(&a->tree_footprint, n);
-            for (reap_t *u = acct; u != a; u = acct_up(u))
-                atomic_fetch_sub(&u->tree_footprint, n);
-            return ENOMEM;
-        }
-        peak_raise(&a->tree_peak, now);
-    }
-    return 0;
-}
-
-static void uncharge_chain(reap_t *acct, size_t n)
-{
-    for (reap_t *a = acct; a; a = acct_up(a))
-        atomic_fetch_sub(&a->tree_footprint, n);
-}
-
-int rp_charge(reap_t *r, size_t n)
-{
-    if (charge_chain(r->acct, n) != 0)
-        return ENOMEM;
-    /* Only this thread writes both.  The peak goes first and the footprint
-     * is released after it, so reap_footprint() never sees peak < footprint. */
-    uint64_t now = r->footprint + n;
-    if (now > r->peak_footprint)
-        __atomic_store_n(&r->peak_footprint, now, __ATOMIC_RELAXED);
-    __atomic_store_n(&r->footprint, now, __ATOMIC_RELEASE);
-    return 0;
-}
-
-void rp_uncharge(reap_t *r, size_t n)
-{
-    uncharge_chain(r->acct, n);
-    __atomic_store_n(&r->footprint, r->footprint - n, __ATOMIC_RELAXED);
-}
-
 /* ---- the tree ------------------------------------------------------------------- */
 
 static void link_child(reap_t *parent, reap_t *c)
@@ -155,73 +41,56 @@ static void unlink_child(reap_t *parent, reap_t *c)
     rp_unlock(&parent->lock);
 }
 
-/* Tags step by an odd constant modulo 2^16, so 65,535 reaps in a row made
- * by one thread get different tags and neighbouring reaps' tags differ in
- * many bits.  Each thread counts on its own, from a start 8,191 steps after
- * the previous thread's: one shared atomic add per thread, not per reap,
- * so threads that make reaps all the time (httpd's workers, once or twice
- * a request) do not pass one cache line between their cores. */
-static uint16_t next_tag(void)
-{
-    static _Atomic uint32_t threads;
-    static __thread uint32_t seq;
-    uint16_t t;
-    if (RP_UNLIKELY(seq == 0))
-        seq = (atomic_fetch_add_explicit(&threads, 1, memory_order_relaxed) + 1) * 8191u;
-    do
-        t = (uint16_t)(++seq * 40503u);
-    while (t == 0);
-    return t;
-}
-
 /* ---- create --------------------------------------------------------------------- */
 
-static size_t first_chunk_size(size_t user, const reap_chunk_source_t *src)
+/* The first chunk: the reap, its user area and room to bump a few
+ * objects (past its descriptor, when that is at its start). */
+static size_t first_chunk_size(size_t user)
 {
-    size_t need = sizeof(rp_chunk_t) + RP_REAP_SIZE + user + 1024 + RP_FENCE_ROOM;
     size_t size = rp_opt.first_chunk;
-    while (size < need)
+    while (rp_chunk_head(size) + RP_REAP_SIZE + user + 256 > size)
         size *= 2;
-    return rp_chunk_round(src, size);
+    return size;
 }
 
 reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
                          const reap_chunk_source_t *chunks)
 {
     rp_options_init();
+    rp_region_once();
     size_t user = opts ? opts->user_size : 0;
-    if (user > (64u << 10))
+    if (user > REAP_USER_MAX)
         return NULL;
     user = (user + RP_GRAIN - 1) & ~(size_t)(RP_GRAIN - 1);
     const reap_chunk_source_t *src = chunks ? chunks : parent ? parent->src : NULL;
-    size_t size = first_chunk_size(user, src);
+    size_t size = first_chunk_size(user);
+    size_t hint = parent ? atomic_load_explicit(&parent->child_chunk, memory_order_relaxed) : 0;
     reap_t *acct = parent ? parent->acct : NULL;
-    if (charge_chain(acct, size) != 0) {
+    if (hint > size && rp_charge_chain(acct, hint) == 0)
+        size = hint;
+    else if (rp_charge_chain(acct, size) != 0) {
         /* other threads may be creating children of parent right now */
         __atomic_fetch_add(&parent->limit_failures, 1, __ATOMIC_RELAXED);
         return NULL;
     }
-    rp_chunk_t *c = rp_chunk_get(src, size);
-    if (!c) {
-        uncharge_chain(acct, size);
+    uint32_t flags;
+    char *b = rp_chunk_get(src, size, &flags);
+    if (!b) {
+        rp_uncharge_chain(acct, size);
         return NULL;
     }
-    reap_t *r = (reap_t *)(c + 1);
+    reap_t *r = (reap_t *)(void *)rp_chunk_body(b, size);
     memset(r, 0, RP_REAP_SIZE + user);
-    r->tag = next_tag();
-    r->head_bits = RP_CINUSE | RP_PINUSE | ((size_t)r->tag << RP_TAG_SHIFT);
     r->grain_mask = RP_GRAIN - 1;
-    r->bump_max = rp_opt.large_threshold;
     /* annotating or tracing: every allocation must come into libreap */
-    r->inline_open = RP_ANNOTATED() || rp_tracing() ? 0 : r->bump_max + 1;
-    rp_set_heap_empty(r, true);
+    r->inline_limit = !RP_ANNOTATED() && !rp_tracing() ? rp_opt.large_threshold : 0;
     r->user_size = user;
     r->src = src;
     r->acct = acct;
     r->parent = parent;
     r->footprint = r->peak_footprint = size;
     rp_lock_init(&r->lock);
-    rp_region_init(r, c, size);
+    rp_region_init(r, b, size, flags);
     if (parent)
         link_child(parent, r);
     if (RP_UNLIKELY(rp_tracing()))
@@ -250,30 +119,11 @@ int reap_set_alignment(reap_t *r, size_t alignment)
     }
     /* Blocks already handed out keep the old grain, and the free code
      * checks pointers against the new one. */
-    if ((alignment != RP_GRAIN_MIN && alignment != RP_GRAIN) || !rp_region_untouched(r) ||
-        (r->region_start && alignment != RP_GRAIN_MIN))
+    if ((alignment != RP_GRAIN_MIN && alignment != RP_GRAIN) || !rp_region_untouched(r))
         return EINVAL;
     r->grain_mask = alignment - 1;
     if (RP_UNLIKELY(rp_tracing()))
         rp_trace_align(r, alignment);
-    return 0;
-}
-
-int reap_start_as_region(reap_t *r)
-{
-    if (RP_UNLIKELY(r == NULL)) {
-        rp_misuse(REAP_MISUSE_NULL_REAP, "NULL reap passed to reap_start_as_region", r, NULL);
-        return EINVAL;
-    }
-    /* A region's objects start 8 bytes into their blocks: the 8-byte grain. */
-    if (r->grain_mask != RP_GRAIN_MIN - 1 || !rp_region_untouched(r))
-        return EINVAL;
-    if (!r->region_start) {
-        r->region_start = true;
-        rp_region_begin(r);
-        if (RP_UNLIKELY(rp_tracing()))
-            rp_trace_region(r);
-    }
     return 0;
 }
 
@@ -323,11 +173,12 @@ static void destroy_children(reap_t *r)
 static void destroy_detached(reap_t *r)
 {
     destroy_children(r);
+    rp_heap_release(r);
     rp_region_release_all(r);
     size_t size = r->first->size;
     const reap_chunk_source_t *src = r->src; /* r lives in the first chunk */
-    uncharge_chain(r->acct, size);
-    rp_chunk_put(src, r->first, size);
+    rp_uncharge_chain(r->acct, size);
+    rp_chunk_put(src, r->first);
 }
 
 void reap_destroy(reap_t *r)
@@ -338,8 +189,13 @@ void reap_destroy(reap_t *r)
     }
     if (RP_UNLIKELY(rp_tracing()))
         rp_trace_reap(RP_TRACE_DESTROY, r);
-    if (r->parent)
+    if (r->parent) {
+        size_t hint = rp_opt.first_chunk;
+        while (hint * 4 <= r->peak_footprint && hint * 2 <= rp_opt.max_chunk)
+            hint *= 2;
+        atomic_store_explicit(&r->parent->child_chunk, hint, memory_order_relaxed);
         unlink_child(r->parent, r);
+    }
     destroy_detached(r);
 }
 
@@ -352,23 +208,17 @@ void reap_clear(reap_t *r)
     if (RP_UNLIKELY(rp_tracing()))
         rp_trace_reap(RP_TRACE_CLEAR, r);
     destroy_children(r);
-    rp_live_sub(r, r->live_bytes);
+    rp_settle(r);
+    r->live_bytes = 0;
     r->cleared_objects = r->allocs - r->frees;
     r->clears++;
     /* httpd clears pools that often hold nothing (the core output
      * filter's, twice a request): a reap whose frontier still stands where
      * the last clear left it has nothing to give back or reset. */
-    if (rp_region_at_rest(r))
+    if (rp_region_untouched(r))
         return;
-    r->heap = NULL;
-    r->quick_below = 0;
-    rp_set_heap_empty(r, true);
-    r->heap_free_bytes = 0;
-    r->quick_bytes = 0;
-    r->lost = NULL;
-    r->lost_bytes = 0;
-    r->dv = NULL;
-    r->dv_size = 0;
+    rp_heap_clear(r);
+    r->free_bytes = r->swept = 0;
     rp_region_reset(r);
 }
 

@@ -6,14 +6,41 @@
  * The fields are defined once, by REAP_STATS_FIELDS (and, for the base
  * allocator, REAP_BASE_STATS_FIELDS) in reap.h; the structs, the summing
  * over a subtree and the printers expand those lists.
- * Peaks of live bytes are kept lazily (reap.c raises them just before live
- * bytes fall), so a snapshot takes the larger of the stored peak and now.
+ * Bumps are counted lazily (internal.h): a snapshot adds the bytes and the
+ * blocks bumped since the reap last settled, the blocks read from the
+ * start bits.  Peaks of live bytes are raised just before live bytes fall,
+ * so a snapshot takes the larger of the stored peak and now.
  */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "base/base.h"
-#include "internal.h"
+#include "region.h"
+
+/* The figures rp_settle() would make, without changing r.  Another thread
+ * may be using r (reap_walk()'s figures): every field is
+ * read once, and the bitmaps counted are those the address map finds for
+ * `settled', up to its chunk's end at most, so that fields from two
+ * moments (the frontier just moved to another chunk) give a figure off
+ * by what the owner did meanwhile, never a read of memory that is not
+ * the base allocator's. */
+static void settled_view(const reap_t *r, uint64_t *live, uint64_t *allocs)
+{
+    char *bump = __atomic_load_n(&r->bump, __ATOMIC_RELAXED);
+    char *mark = __atomic_load_n(&r->live_mark, __ATOMIC_RELAXED);
+    char *settled = __atomic_load_n(&r->settled, __ATOMIC_RELAXED);
+    uint64_t n = 0;
+    uint8_t m = rp_base_map_get(settled);
+    if (bump > settled && (m & RP_BASE_MAP_ALIGNED)) {
+        uintptr_t start;
+        rp_chunk_t *c = rp_chunk_block(settled, &start);
+        char *end = (char *)start + ((size_t)1 << (m & 0x3f));
+        if (c)
+            n = rp_starts_between(rp_pair_bias(c, start), settled, bump < end ? bump : end);
+    }
+    *live = __atomic_load_n(&r->live_bytes, __ATOMIC_RELAXED) + (uint64_t)(bump > mark ? bump - mark : 0);
+    *allocs = __atomic_load_n(&r->allocs, __ATOMIC_RELAXED) + n;
+}
 
 void reap_get_stats(const reap_t *r, reap_stats_t *out)
 {
@@ -22,14 +49,16 @@ void reap_get_stats(const reap_t *r, reap_stats_t *out)
         *out = (reap_stats_t){0};
         return;
     }
+    uint64_t live, allocs;
+    settled_view(r, &live, &allocs);
     out->reaps = 1;
-    out->live_bytes = r->live_bytes;
-    out->live_objects = r->allocs - r->frees - r->cleared_objects;
-    out->peak_live_bytes = r->peak_live_bytes > r->live_bytes ? r->peak_live_bytes : r->live_bytes;
+    out->live_bytes = live;
+    out->live_objects = allocs - r->frees - r->cleared_objects;
+    out->peak_live_bytes = r->peak_live_bytes > live ? r->peak_live_bytes : live;
     out->footprint = r->footprint;
     out->peak_footprint = r->peak_footprint;
-    out->heap_free_bytes = r->heap_free_bytes + r->quick_bytes + r->lost_bytes;
-    out->allocs = r->allocs;
+    out->heap_free_bytes = r->free_bytes;
+    out->allocs = allocs;
     out->frees = r->frees;
     out->clears = r->clears;
     out->limit_failures = r->limit_failures;

@@ -74,14 +74,6 @@ static int filled(const void *p, size_t n, unsigned seed)
 
 /* ---- the pool is a reap ------------------------------------------------- */
 
-/* A pool is a region until its first apr_pfree(): from then on its objects
- * have headers, and freeing one makes its space reusable.  Tests of that
- * reuse start with this. */
-static void first_pfree(apr_pool_t *pool)
-{
-    apr_pfree(pool, apr_palloc(pool, 8));
-}
-
 static void test_pool_is_reap(void **state)
 {
     apr_pool_t *pool = *state, *sub;
@@ -113,11 +105,10 @@ static void test_unmanaged_pool(void **state)
     assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
     assert_ptr_equal(reap_parent(apr_pool_reap_get(sub)),
                      apr_pool_reap_get(pool));
-    first_pfree(pool);
     p = apr_pstrdup(pool, "free me");
     (void)apr_palloc(pool, 8);
     apr_pfree(pool, p);
-    assert_ptr_equal(apr_pstrdup(pool, "again!!"), p);
+    assert_int_equal(pool_stats(pool).frees, 1);
     apr_pool_destroy(pool);
 }
 
@@ -144,7 +135,6 @@ static void test_pfree_then_reuse(void **state)
     char *a, *b, *keep;
     reap_stats_t s0, s1;
 
-    first_pfree(pool);
     a = apr_palloc(pool, 200);
     keep = apr_palloc(pool, 200);   /* so a is not at the frontier */
     assert_non_null(a);
@@ -155,13 +145,11 @@ static void test_pfree_then_reuse(void **state)
     s1 = pool_stats(pool);
     assert_int_equal(s1.frees, s0.frees + 1);
     assert_int_equal(s1.live_objects, s0.live_objects - 1);
-
-    /* The next allocation of that size takes the freed space. */
     b = apr_palloc(pool, 200);
-    assert_ptr_equal(b, a);
     assert_true(filled(keep, 200, 3));
 
-    /* Many rounds of free and reallocate do not grow the pool. */
+    /* Many rounds of free and reallocate do not grow the pool: the freed
+     * space is used again before the pool takes more memory. */
     s0 = pool_stats(pool);
     for (int i = 0; i < 10000; i++) {
         apr_pfree(pool, b);
@@ -198,8 +186,6 @@ static void test_pfree_in_subpools(void **state)
     assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
     assert_int_equal(apr_pool_create(&subsub, sub), APR_SUCCESS);
 
-    first_pfree(sub);
-    first_pfree(subsub);
     p = apr_palloc(sub, 1000);
     (void)apr_palloc(sub, 8);
     apr_pfree(sub, p);
@@ -229,7 +215,6 @@ static void test_pfree_mixed_with_clear_and_destroy(void **state)
 
     for (int round = 0; round < 20; round++) {
         assert_int_equal(apr_pool_create(&sub, pool), APR_SUCCESS);
-        first_pfree(pool); /* a region again after each clear */
         for (int i = 0; i < 256; i++) {
             objs[i] = apr_palloc(pool, 16 + (size_t)(i * 37 % 700));
             assert_non_null(objs[i]);
@@ -259,12 +244,10 @@ static void test_pfree_mixed_with_clear_and_destroy(void **state)
     }
 }
 
-/* A pool hands out objects at stock APR's rounding until its first
- * apr_pfree(); that free is counted, and objects get headers from then
- * on, so later frees are reused.  APR's own frees (a hash table's old
- * array, apr_psprintf()'s growing buffer) leave a region one, and a clear
- * makes the pool a region again. */
-static void test_region_until_first_pfree(void **state)
+/* An object costs what stock APR rounds it to, 8 bytes, before and after
+ * frees (no header, ever), and APR's own frees (a hash table's old array,
+ * apr_psprintf()'s growing buffer) are counted as frees. */
+static void test_objects_cost_stock_rounding(void **state)
 {
     apr_pool_t *pool;
     char *a, *b, *c, *d;
@@ -282,14 +265,14 @@ static void test_region_until_first_pfree(void **state)
     assert_true(pool_stats(pool).frees > 0);
     c = apr_palloc(pool, 13);
     d = apr_palloc(pool, 13);
-    assert_int_equal(d - c, 16); /* still a region */
+    assert_int_equal(d - c, 16);
 
     apr_pfree(pool, a);
     c = apr_palloc(pool, 13);
     d = apr_palloc(pool, 13);
-    assert_int_equal(d - c, 24); /* 13 + a header, rounded to 8 */
-    apr_pfree(pool, c);
-    assert_ptr_equal(apr_palloc(pool, 13), c);
+    assert_int_equal(d - c, 16); /* still 13 rounded to 8 */
+    apr_pfree(pool, d);          /* the last before the frontier: back to it */
+    assert_ptr_equal(apr_palloc(pool, 13), d);
 
     apr_pool_clear(pool);
     c = apr_palloc(pool, 13);
@@ -298,10 +281,10 @@ static void test_region_until_first_pfree(void **state)
     apr_pool_destroy(pool);
 }
 
-/* A pool that is still a region uses the arrays its hash tables outgrew
- * (APR discards them) for what it allocates next: growing tables leave no
- * dead arrays behind, which stock APR's pools keep to their clear. */
-static void test_region_reuses_outgrown_hash_arrays(void **state)
+/* A pool uses the arrays its hash tables outgrew (APR frees them) for what
+ * it allocates next: growing tables leave no dead arrays behind, which
+ * stock APR's pools keep to their clear. */
+static void test_pool_reuses_outgrown_hash_arrays(void **state)
 {
     apr_pool_t *pool;
     reap_stats_t s;
@@ -318,11 +301,13 @@ static void test_region_reuses_outgrown_hash_arrays(void **state)
     s = pool_stats(pool);
     /* each round's table doubled from 16 to 2048 slots: 16,256 bytes of
      * old arrays a round, an eighth of what it keeps live: without their
-     * reuse the footprint is 1.20 times the live bytes, with it 1.04 */
+     * reuse the footprint is 1.20 times the live bytes; with it, what
+     * waits for the next sweep is at most an eighth of the footprint
+     * (REAP_SWEEP_SHARE) */
     assert_true(s.frees >= 40 * 7);
     print_message("live %llu bytes, footprint %llu\n",
                   (unsigned long long)s.live_bytes, (unsigned long long)s.footprint);
-    assert_true(s.footprint < s.live_bytes + s.live_bytes / 16 + 65536);
+    assert_true(s.footprint < s.live_bytes + s.live_bytes / 8 + 65536);
     apr_pool_destroy(pool);
 }
 
@@ -718,7 +703,7 @@ static apr_pool_t *filled_subpool(apr_pool_t *owner, void **first)
     for (j = 0; j < 400; j++) {
         void *p = apr_palloc(sub, 500);
         memset(p, j, 500);
-        if (j == 0)
+        if (j == 10) /* in a chunk of the allocator's (the first two are the base's) */
             *first = p;
     }
     return sub;
@@ -734,7 +719,7 @@ static void test_owner_clear_parks_the_lists(void **state)
     apr_allocator_t *allocator;
     apr_pool_t *owner;
     apr_size_t before, used, kept, after;
-    void *first, *again;
+    void *first;
 
     (void)state;
     assert_int_equal(apr_allocator_create(&allocator), APR_SUCCESS);
@@ -745,7 +730,7 @@ static void test_owner_clear_parks_the_lists(void **state)
     apr_pool_destroy(filled_subpool(owner, &first));
     used = base_in_use() - before;    /* a trim: the lists stay */
     apr_pool_clear(owner);            /* parks the allocator */
-    apr_pool_destroy(filled_subpool(owner, &again));
+    apr_pool_destroy(filled_subpool(owner, &first));
     kept = base_in_use() - before;    /* unparked by the subpool: stay */
     apr_pool_clear(owner);
     after = base_in_use() > before ? base_in_use() - before : 0;
@@ -754,8 +739,12 @@ static void test_owner_clear_parks_the_lists(void **state)
                   "second subpool, %zu after the next clear and trim\n",
                   used, kept, after);
     assert_true(used >= 200 * 1000);
-    assert_ptr_equal(again, first);
+    /* the second subpool took its chunks from the parked lists: the base
+     * allocator holds what it held after the first, give or take a chunk
+     * (the second starts at the size its sibling grew to, and steps
+     * differently) */
     assert_true(kept >= used - 16 * 1024);
+    assert_true(kept <= used + 32 * 1024);
     assert_true(after <= 16 * 1024);
     apr_pool_destroy(owner);
 }
@@ -1201,8 +1190,8 @@ int main(void)
         cmocka_unit_test(test_unmanaged_pool),
         cmocka_unit_test_setup_teardown(test_pfree_null_is_noop, setup_pool,
                                         teardown_pool),
-        cmocka_unit_test(test_region_until_first_pfree),
-        cmocka_unit_test(test_region_reuses_outgrown_hash_arrays),
+        cmocka_unit_test(test_objects_cost_stock_rounding),
+        cmocka_unit_test(test_pool_reuses_outgrown_hash_arrays),
         cmocka_unit_test_setup_teardown(test_pfree_then_reuse, setup_pool,
                                         teardown_pool),
         cmocka_unit_test_setup_teardown(test_pcalloc_after_pfree_is_zero,

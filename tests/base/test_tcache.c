@@ -50,11 +50,11 @@ static int setup(void **state)
 }
 
 /* The cap a fresh cache gives class c: tcache_bytes / size, at least 2
- * blocks up to 16 KiB (hoard.h's C), at most RP_HD_CAP_MAX. */
+ * blocks (hoard.h's C), at most RP_HD_CAP_MAX. */
 static uint32_t base_cap(uint32_t c)
 {
     size_t size = rp_hd_sc.size[c], cap = rp_hd_opt.tcache_bytes / size;
-    if (cap < 2 && size <= 16384)
+    if (cap < 2)
         cap = 2;
     return (uint32_t)(cap > RP_HD_CAP_MAX ? RP_HD_CAP_MAX : cap);
 }

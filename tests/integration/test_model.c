@@ -6,12 +6,13 @@
  * verified before it is freed, resized or cleared, so any overlap, lost
  * byte or wrong copy shows.  Reaps nest three deep and are cleared and
  * destroyed along the way.  The model knows each object's block: for an
- * object below the large threshold the documented size rule gives it (an
- * 8-byte header, rounded up to the reap's grain, 16 or 8, at least 16:
- * reap.h, reap_stats_t), or up to 24 bytes more when the free block it was
- * cut from kept a rest too small to be a block; the model runs at both
- * grains.  A large object's own base block is learnt when it is made
- * (its bookkeeping and page rounding are not documented), within bounds.
+ * object below the large threshold the documented size rule gives it (the
+ * request rounded up to the reap's grain, 16 or 8, at least one grain:
+ * reap.h, reap_stats_t), or up to 8 bytes more when the freed block it was
+ * cut from kept a rest too small to stand alone; the model runs at both
+ * grains.  A large object's solo chunk is learnt when it is made (its
+ * descriptor and the base allocator's rounding are not documented),
+ * within bounds.
  * Each operation must move the reap's live_bytes by exactly the model's
  * figure, and the model's object and byte counts must equal the reaps' own
  * statistics.  Seeds are fixed, so failures replay.
@@ -28,10 +29,10 @@
 
 #define SLOTS 2000
 #define NREAPS 3
-/* REAP_LARGE_THRESHOLD's default (README): larger objects get a base block
- * of their own.  Just below it (within the alignment and a few header
- * bytes) an object may be either kind. */
-#define LARGE_THRESHOLD (64u << 10)
+/* REAP_LARGE_THRESHOLD's default (README): larger objects get a solo
+ * chunk.  Just below it (within the alignment and a descriptor's bytes)
+ * an object may be either kind. */
+#define LARGE_THRESHOLD (16u << 10)
 #define PAGE 4096u
 
 typedef struct obj {
@@ -79,8 +80,8 @@ static void verify(const obj_t *o)
  * asked of reap_block_size(). */
 static size_t documented_block(size_t n, size_t grain)
 {
-    size_t s = (n + 8 + grain - 1) / grain * grain;
-    return s < 16 ? 16 : s;
+    size_t s = (n + grain - 1) / grain * grain;
+    return s ? s : grain;
 }
 
 static uint64_t live_bytes(reap_t *r)
@@ -91,17 +92,17 @@ static uint64_t live_bytes(reap_t *r)
 }
 
 /* The block of object o (alignment a) counts `got` bytes in its reap's
- * live_bytes.  Below the large threshold: the rule, or up to 24 bytes more
- * (in steps of the grain) when the free block it came from (or grew into)
- * kept a rest too small to be a free block (those are at least 32).  A
- * large object has a base block of its own: more than the rule (its
- * bookkeeping), at most a page (rounding) and the alignment more.  Returns
- * whether o counts as large. */
+ * live_bytes.  Below the large threshold: the rule, or 8 bytes more when
+ * the freed block it came from (or grew into) kept a rest too small to
+ * stand alone (those are at least 16).  A large object has a solo chunk:
+ * more than the rule (its descriptor), at most a quarter (the base
+ * allocator's classes), a page (rounding) and the alignment more.
+ * Returns whether o counts as large. */
 static bool check_block(const obj_t *o, size_t a, uint64_t got, size_t grain)
 {
     size_t want = documented_block(o->n, grain);
-    bool small_ok = got >= want && got - want < 32 && (got - want) % grain == 0;
-    bool large_ok = got >= want + 32 && got <= want + a + PAGE + 64;
+    bool small_ok = got >= want && got - want < 16 && (got - want) % grain == 0;
+    bool large_ok = got >= want + 32 && got <= want + want / 4 + a + PAGE + 64;
     bool ok;
     if (o->n > LARGE_THRESHOLD)
         ok = large_ok;
@@ -119,12 +120,12 @@ static size_t random_size(model_t *m)
 {
     uint32_t k = rnd(m) % 100;
     if (k < 20)
-        return rnd(m) % 33; /* the smallest blocks: 16, 24 and 32 bytes */
+        return rnd(m) % 33; /* the smallest blocks: 8 to 40 bytes */
     if (k < 70)
         return rnd(m) % 256;
     if (k < 95)
         return rnd(m) % 8192;
-    return 60000 + rnd(m) % 200000; /* around and above the large threshold */
+    return 12000 + rnd(m) % 200000; /* around and above the large threshold */
 }
 
 /* Forget the objects of reap i and of the reaps below it: they were

@@ -53,7 +53,7 @@ check "make install DESTDIR=..." run install.log make -C "$build" install DESTDI
 say "# installed: $(wc -l <"$tmp/installed") files"
 check "everything went under DESTDIR$prefix" \
     eval "! grep -v '^$prefix/' '$tmp/installed'"
-for f in lib/libreap.so.1 lib/libreap-malloc.so lib/pkgconfig/libreap.pc \
+for f in lib/libreap.so.5 lib/libreap-malloc.so lib/pkgconfig/libreap.pc \
     include/reap.h include/mod_reap.h bin/reap-bc modules/mod_reap.so \
     modules/mod_bc.so share/reap/apache2/reap.load share/reap/apache2/reap.conf \
     share/reap/apache2/bc.load share/reap/apache2/bc.conf; do

@@ -89,7 +89,7 @@ static int use_after_free_quick(void)
     reap_t *r = must_create();
     char *p = must_alloc(r, 24);
     must_alloc(r, 10);
-    reap_free(r, p); /* small: parked on a quick list, its link in p[0..7] */
+    reap_free(r, p); /* filed on its list, its link in p[0..7] */
     return touch(p + 12);
 }
 
@@ -155,19 +155,25 @@ static int overflow_into_rounding(void)
     return touch(p + 20);
 }
 
-static int overflow_into_neighbour_header(void)
+/* Blocks have no headers: past an object's block is the next object's.
+ * A live neighbour is the program's to touch; a freed one is not. */
+static int overflow_into_freed_neighbour(void)
 {
     reap_t *r = must_create();
-    char *p = must_alloc(r, 24); /* exact fit: p[24] is the next block's header */
-    must_alloc(r, 24);
-    poke(p + 24);
+    char *p = must_alloc(r, 32); /* exact fit: p[32] is the next block's first byte */
+    char *q = must_alloc(r, 32);
+    must_alloc(r, 10);
+    reap_free(r, q);
+    poke(p + 32);
     return 0;
 }
 
-static int underflow_into_own_header(void)
+static int underflow_into_freed_neighbour(void)
 {
     reap_t *r = must_create();
+    char *a = must_alloc(r, 32);
     char *p = must_alloc(r, 32);
+    reap_free(r, a);
     return touch(p - 1);
 }
 
@@ -301,8 +307,8 @@ static const struct {
     {"use_after_destroy", use_after_destroy},
     {"use_after_child_destroyed_by_clear", use_after_child_destroyed_by_clear},
     {"overflow_into_rounding", overflow_into_rounding},
-    {"overflow_into_neighbour_header", overflow_into_neighbour_header},
-    {"underflow_into_own_header", underflow_into_own_header},
+    {"overflow_into_freed_neighbour", overflow_into_freed_neighbour},
+    {"underflow_into_freed_neighbour", underflow_into_freed_neighbour},
     {"read_bump_space", read_bump_space},
     {"large_overflow", large_overflow},
     {"use_after_large_free", use_after_large_free},

@@ -1,128 +1,137 @@
 /* SPDX-License-Identifier: Apache-2.0
  * Copyright 2026 The reap project authors (see NOTICE). */
 /*
- * test_leaheap.c - the reap's heap: bins, best fit, splitting, coalescing,
- * the return of blocks to the frontier, and the quick lists in front of
- * the bins.  Sees internals: the bin tests set rp_opt.quick_limit to 0 so
- * every free coalesces at once; the quick-list tests use the default.
+ * test_leaheap.c - a reap's freed blocks: a free files its block, a sweep
+ * joins neighbours and files them, the lists hand them out once the
+ * frontier's chunk is full (exact fit, best fit, split), the frontier
+ * takes back what borders it, and everything freed is used again whatever
+ * the order of allocations and frees; a list a realloc made stale is
+ * checked and cut, a list a program corrupted is reported.  Sees
+ * internals: the tests sweep with rp_sweep() and fill the frontier's chunk
+ * (fill_frontier) where they need to, except the ones about when libreap
+ * does either by itself.  main() gives reaps a first chunk of 4 KiB, so a
+ * test's objects lie together in it.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-static int immediate(void **state)
-{
-    (void)state;
-    rp_opt.quick_limit = 0;
-    return 0;
-}
-
-static int with_quick_lists(void **state)
-{
-    (void)state;
-    rp_opt.quick_limit = RP_SMALL_LIMIT;
-    return 0;
-}
-
-static size_t block_of(const void *p) { return rp_bsize(rp_mem2b(p)); }
-
 /* Block sizes below are written out from the documented rule (internal.h:
- * a request of n bytes takes round16(n + 8), 8 bytes of header, at the
- * default grain), not read back from the blocks, so a wrong size fails
- * the test. */
+ * a request of n bytes takes n rounded up to 16 at the default grain), not
+ * read back from the bits, so a wrong size fails the test. */
 
-/* A free away from the frontier makes the bins (carved at the frontier). */
-static void make_bins(reap_t *r)
+static size_t usable(const void *p) { return reap_usable_size(p); }
+
+/* Bumps blocks of one grain until the frontier's chunk is full: the next
+ * requests come from the lists.  The blocks stay live. */
+static void fill_frontier(reap_t *r)
 {
-    void *x = reap_malloc(r, 24); /* a block of 32: the least that is binned */
-    reap_malloc(r, 24);
-    reap_free(r, x);
-    assert_non_null(r->heap);
+    size_t grain = r->grain_mask + 1;
+    rp_chunk_t *c = r->chunk;
+    while ((size_t)(r->bump_end - r->bump) >= grain)
+        assert_non_null(reap_malloc(r, grain));
+    assert_ptr_equal(r->chunk, c);
 }
 
-static void bins_are_exact_then_four_per_power_of_two(void **state)
-{
-    (void)state;
-    for (size_t s = RP_MIN_BLOCK; s < RP_SMALL_LIMIT; s += RP_GRAIN)
-        assert_int_equal(rp_bin_index(s), s / RP_GRAIN);
-    assert_int_equal(rp_bin_index(1024), RP_NSMALL);
-    assert_int_equal(rp_bin_index(1279), RP_NSMALL);
-    assert_int_equal(rp_bin_index(1280), RP_NSMALL + 1);
-    assert_int_equal(rp_bin_index(2048), RP_NSMALL + 4);
-    unsigned last = 0;
-    for (size_t s = 1024; s < ((size_t)1 << 30); s += s / 7 + 16) {
-        unsigned i = rp_bin_index(s);
-        assert_true(i >= last && i < RP_NBINS);
-        last = i;
-    }
-    assert_int_equal(rp_bin_index((size_t)1 << 40), RP_NBINS - 1);
-}
-
-static void region_mode_never_makes_bins(void **state)
+/* A reap that never frees bumps and never sweeps: what it counts as freed
+ * is only the tails the frontier left behind, a few bytes a chunk. */
+static void a_reap_that_never_frees_never_makes_lists(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL);
-    for (int i = 0; i < 10000; i++)
+    size_t chunks = 0;
+    for (int i = 0; i < 10000; i++) {
+        rp_chunk_t *c = r->chunk;
         assert_non_null(reap_malloc(r, (size_t)(i % 200)));
+        chunks += r->chunk != c;
+    }
     assert_null(r->heap);
-    assert_true(r->heap_empty);
+    assert_true(r->free_bytes < chunks * 200);
+    assert_int_equal(r->inline_limit, RP_ANNOTATED() ? 0 : rp_opt.large_threshold);
     reap_destroy(r);
 }
 
-static void three_adjacent_frees_serve_one_large_request(void **state)
+/* A free files its block on the list of its size; the frontier goes on
+ * while its chunk has room (the inline bump stays open), and the block
+ * serves once it is full. */
+static void a_free_files_the_block_for_reuse(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *a = reap_malloc(r, 100);
+    reap_malloc(r, 8);
+    reap_free(r, a);
+    assert_int_equal(r->free_bytes, 112);
+    assert_non_null(r->heap);
+    assert_true(rp_heap_listed(r));
+    assert_int_equal(r->inline_limit, RP_ANNOTATED() ? 0 : rp_opt.large_threshold);
+    rp_heap_check(r);
+    assert_ptr_not_equal(reap_malloc(r, 100), a); /* the frontier had room */
+    fill_frontier(r);
+    assert_ptr_equal(reap_malloc(r, 100), a); /* its exact list */
+    assert_int_equal(r->free_bytes, 0);
+    reap_free(r, a);
+    assert_ptr_equal(reap_malloc(r, 40), a); /* cut: the rest is listed */
+    assert_int_equal(r->free_bytes, 112 - 48);
+    assert_ptr_equal(reap_malloc(r, 60), a + 48);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+static void a_sweep_joins_neighbours(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL);
     char *a = reap_malloc(r, 100), *b = reap_malloc(r, 200), *c = reap_malloc(r, 300);
-    char *guard = reap_malloc(r, 16); /* keeps c away from the frontier */
-    const size_t total = 112 + 208 + 320; /* blocks of 100, 200, 300 bytes */
-    assert_int_equal(block_of(a) + block_of(b) + block_of(c), total);
+    reap_malloc(r, 16); /* keeps c away from the frontier */
+    const size_t total = 112 + 208 + 304; /* blocks of 100, 200, 300 bytes */
     reap_free(r, a);
     reap_free(r, c);
-    reap_free(r, b); /* joins both neighbours */
-    assert_int_equal(r->heap_free_bytes, total);
+    reap_free(r, b);
+    assert_int_equal(r->free_bytes, total);
+    rp_sweep(r);
     rp_heap_check(r);
-    char *big = reap_malloc(r, total - 8); /* the 8-byte header */
+    fill_frontier(r);
+    char *big = reap_malloc(r, total);
     assert_ptr_equal(big, a);
-    assert_int_equal(r->heap_free_bytes, 0);
-    assert_true(r->heap_empty);
-    (void)guard;
+    assert_int_equal(usable(big), total);
+    assert_int_equal(r->free_bytes, 0);
+    assert_false(rp_heap_listed(r));
     reap_destroy(r);
 }
 
-static void free_next_to_frontier_goes_back(void **state)
+/* The last block before the frontier goes back to it at once; a freed
+ * run that borders the frontier goes back at the sweep. */
+static void the_frontier_takes_back_what_borders_it(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL);
-    /* the first free that needs the bins carves them at the frontier */
-    char *early = reap_malloc(r, 40);
-    reap_malloc(r, 8);
-    reap_free(r, early);
-    assert_non_null(r->heap);
-    reap_malloc(r, 40); /* takes early's block back */
-    reap_malloc(r, 40); /* in use: b's predecessor stays in use */
-    char *b = reap_malloc(r, 40);
-    char *frontier = r->bump;
+    reap_malloc(r, 40);
+    char *a = reap_malloc(r, 40), *b = reap_malloc(r, 40);
     reap_free(r, b);
-    assert_ptr_equal(r->bump, (char *)rp_mem2b(b));
-    assert_true(frontier > r->bump);
+    assert_ptr_equal(r->bump, b);
     assert_ptr_equal(reap_malloc(r, 40), b);
-    /* a free predecessor goes back to the frontier with it */
-    char *c = reap_malloc(r, 40);
-    reap_free(r, b);
-    assert_int_equal(r->heap_free_bytes, 48); /* b's block: round16(40 + 8) */
-    reap_free(r, c);
-    assert_ptr_equal(r->bump, (char *)rp_mem2b(b));
-    assert_int_equal(r->heap_free_bytes, 0);
+    reap_free(r, a); /* not the last: marked */
+    assert_int_equal(r->free_bytes, 48);
+    reap_free(r, b); /* the last: back to the frontier, a stays marked */
+    assert_ptr_equal(r->bump, b);
+    rp_sweep(r); /* a borders the frontier now */
+    assert_ptr_equal(r->bump, a);
+    assert_int_equal(r->free_bytes, 0);
+    reap_stats_t s;
+    reap_get_stats(r, &s);
+    assert_int_equal(s.live_bytes, 48);
+    assert_int_equal(s.live_objects, 1);
     rp_heap_check(r);
     reap_destroy(r);
 }
 
-static void ranged_bins_give_the_best_fit(void **state)
+static void ranged_lists_give_the_best_fit(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL);
@@ -134,289 +143,257 @@ static void ranged_bins_give_the_best_fit(void **state)
     }
     for (int i = 0; i < 4; i++)
         reap_free(r, p[i]);
-    assert_ptr_equal(reap_malloc(r, 1250), p[2]); /* 1300 is the tightest fit */
+    rp_sweep(r);
+    fill_frontier(r);
+    assert_ptr_equal(reap_malloc(r, 1250), p[2]); /* 1312 is the tightest fit */
     assert_ptr_equal(reap_malloc(r, 1100), p[1]);
     rp_heap_check(r);
     reap_destroy(r);
 }
 
-/* A ranged bin is read only a few blocks deep while a larger block can
- * serve, but before the reap takes new memory it is read whole: a fitting
- * block at the bottom of a long bin is found. */
-static void a_long_bin_is_read_whole_before_new_memory(void **state)
+/* A request with no list of its size takes the next larger block and
+ * cuts it; the rest is filed and serves the next ones, as dlmalloc's
+ * designated victim. */
+static void a_larger_block_is_cut_and_its_rest_serves(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL);
-    enum { SMALLER = 40 }; /* more than any bounded scan of a bin */
-    char *fits = reap_malloc(r, 1256), *small[SMALLER]; /* a block of 1264 */
-    assert_non_null(reap_malloc(r, 8));
-    for (int i = 0; i < SMALLER; i++) {
-        small[i] = reap_malloc(r, 1100); /* 1120: the same bin, [1024, 1280) */
-        assert_non_null(reap_malloc(r, 8));
-    }
-    reap_free(r, fits); /* first, so the 40 smaller ones end up above it */
-    for (int i = 0; i < SMALLER; i++)
-        reap_free(r, small[i]);
-    reap_stats_t before, after;
-    reap_get_stats(r, &before);
-    assert_ptr_equal(reap_malloc(r, 1250), fits);
-    reap_get_stats(r, &after);
-    assert_int_equal(after.footprint, before.footprint);
-    rp_heap_check(r);
-    reap_destroy(r);
-}
-
-static void larger_blocks_split_and_keep_the_rest(void **state)
-{
-    (void)state;
-    reap_t *r = reap_create(NULL);
-    char *big = reap_malloc(r, 600);
-    assert_non_null(reap_malloc(r, 8));
-    assert_int_equal(block_of(big), 608); /* 600 + 8, a multiple of 16 */
-    reap_free(r, big);
-    char *small = reap_malloc(r, 100);
-    assert_ptr_equal(small, big);
-    assert_int_equal(block_of(small), 112); /* round16(100 + 8) */
-    assert_int_equal(r->heap_free_bytes, 608 - 112);
-    rp_heap_check(r);
-    reap_destroy(r);
-}
-
-static void exact_bins_are_lifo(void **state)
-{
-    (void)state;
-    reap_t *r = reap_create(NULL);
-    char *a = reap_malloc(r, 64), *s1 = reap_malloc(r, 8);
-    char *b = reap_malloc(r, 64), *s2 = reap_malloc(r, 8);
-    (void)s1, (void)s2;
-    reap_free(r, a);
-    reap_free(r, b);
-    assert_ptr_equal(reap_malloc(r, 64), b);
-    assert_ptr_equal(reap_malloc(r, 64), a);
-    assert_true(r->heap_empty);
-    reap_destroy(r);
-}
-
-static void quick_blocks_are_reused_first_and_lifo(void **state)
-{
-    (void)state;
-    reap_t *r = reap_create(NULL);
-    char *a = reap_malloc(r, 100), *b = reap_malloc(r, 100), *c = reap_malloc(r, 100);
+    char *a = reap_malloc(r, 1000);
     reap_malloc(r, 8);
-    reap_free(r, a); /* the first free makes the bins, so a is binned */
-    reap_free(r, c);
-    reap_free(r, b); /* b and c wait, not coalesced with a */
-    assert_true(rp_mem2b(b)->head & RP_QUICK);
-    assert_int_equal(r->quick_bytes, 2 * 112); /* blocks of round16(100 + 8) */
-    assert_int_equal(r->heap_free_bytes, 112);
-    rp_heap_check(r);
-    assert_ptr_equal(reap_malloc(r, 100), b);
-    assert_ptr_equal(reap_malloc(r, 100), c);
-    assert_int_equal(r->quick_bytes, 0);
-    reap_destroy(r);
-}
-
-static void a_request_the_frontier_cannot_take_coalesces_quick_blocks(void **state)
-{
-    (void)state;
-    reap_t *r = reap_create(NULL);
-    make_bins(r);
-    char *a = reap_malloc(r, 300), *b = reap_malloc(r, 400), *c = reap_malloc(r, 500);
-    reap_malloc(r, 64); /* a guard no bin can serve, so c is off the frontier */
-    const size_t total = 320 + 416 + 512; /* blocks of 300, 400, 500 bytes */
     reap_free(r, a);
-    reap_free(r, c);
-    reap_free(r, b);
-    assert_int_equal(r->quick_bytes, total);
-    while ((size_t)(r->bump_end - r->bump) >= total)
-        reap_malloc(r, 64);
-    char *big = reap_malloc(r, total - 8); /* no room left: coalesce first */
-    assert_ptr_equal(big, a);
-    assert_int_equal(r->quick_bytes, 0);
+    rp_sweep(r);
+    fill_frontier(r);
+    char *x = reap_malloc(r, 40), *y = reap_malloc(r, 100), *z = reap_malloc(r, 8);
+    assert_ptr_equal(x, a);
+    assert_ptr_equal(y, a + 48);
+    assert_ptr_equal(z, a + 48 + 112);
+    assert_int_equal(r->free_bytes, 1008 - 48 - 112 - 16);
     rp_heap_check(r);
     reap_destroy(r);
 }
 
-static void quick_blocks_coalesce_before_a_new_chunk(void **state)
-{
-    (void)state;
-    reap_t *r = reap_create(NULL);
-    make_bins(r);
-    char *objs[100];
-    int n = 0;
-    while (r->bump_end - r->bump > 400)
-        objs[n++] = reap_malloc(r, 100);
-    reap_malloc(r, 200); /* leaves the frontier too little for 500 bytes */
-    for (int i = 0; i < n; i += 2)
-        reap_free(r, objs[i]);
-    for (int i = 1; i < n; i += 2)
-        reap_free(r, objs[i]);
-    rp_chunk_t *first = r->chunk;
-    /* a size no quick list holds and the frontier cannot take: the quick
-     * blocks are coalesced and serve it, so the reap does not grow */
-    char *p = reap_malloc(r, 500);
-    assert_ptr_equal(r->chunk, first);
-    assert_ptr_equal(p, objs[0]);
-    assert_int_equal(r->quick_bytes, 0);
-    rp_heap_check(r);
-    reap_destroy(r);
-}
-
-/* Blocks of 16 and 24 bytes have no room for a free block's links: freed
- * between blocks in use, one waits on its quick list, still marked in use,
- * even with quick lists off and when it is the reap's first free (which
- * makes the bins), and a coalescing pass leaves it there. */
-static void a_small_block_with_no_free_neighbour_waits_on_its_quick_list(void **state)
-{
-    (void)state;
-    reap_t *r = reap_create(NULL);
-    char *a = reap_malloc(r, 8), *b = reap_malloc(r, 8), *c = reap_malloc(r, 8);
-    reap_malloc(r, 8); /* c is off the frontier */
-    assert_int_equal(b - a, 16);
-    reap_free(r, b);
-    assert_non_null(r->heap);
-    assert_true(rp_mem2b(b)->head & RP_QUICK);
-    assert_true(rp_mem2b(b)->head & RP_CINUSE);
-    assert_int_equal(r->quick_bytes, 16);
-    assert_int_equal(r->heap_free_bytes, 0);
-    rp_heap_check(r);
-    rp_heap_consolidate(r); /* nothing to join: it stays where it was */
-    assert_int_equal(r->quick_bytes, 16);
-    assert_true(rp_mem2b(b)->head & RP_QUICK);
-    rp_heap_check(r);
-    assert_ptr_equal(reap_malloc(r, 3), b);
-    assert_int_equal(r->quick_bytes, 0);
-    reap_free(r, c);
-    reap_free(r, a);
-    rp_heap_check(r);
-    reap_destroy(r);
-}
-
-/* A small block joins a free neighbour when the quick lists are
- * coalesced (at once when quick lists are off), and the two make one
- * free block. */
-static void a_small_block_joins_a_free_neighbour(void **state)
-{
-    (void)state;
-    reap_t *r = reap_create(NULL);
-    char *x = reap_malloc(r, 100), *s = reap_malloc(r, 1), *y = reap_malloc(r, 100);
-    reap_malloc(r, 8);
-    reap_free(r, x); /* the first free: binned */
-    reap_free(r, s);
-    if (rp_opt.quick_limit) { /* it waits until the lists are coalesced */
-        assert_int_equal(r->quick_bytes, 16);
-        assert_int_equal(r->heap_free_bytes, 112);
-        rp_heap_consolidate(r);
-    }
-    assert_int_equal(r->quick_bytes, 0);
-    assert_int_equal(r->heap_free_bytes, 112 + 16);
-    rp_heap_check(r);
-    reap_free(r, y);
-    rp_heap_consolidate(r);
-    assert_int_equal(r->heap_free_bytes, 112 + 16 + 112);
-    assert_ptr_equal(reap_malloc(r, 100 + 16 + 112 - 8), x); /* one block again */
-    rp_heap_check(r);
-    reap_destroy(r);
-}
-
-/* At the 8-byte grain a quick list holds two sizes (16i and 16i + 8): a
- * request takes the block on top only when it fits. */
-static void a_quick_list_of_two_sizes_gives_only_what_fits(void **state)
+/* A rest smaller than RP_LIST_MIN goes with the block. */
+static void a_small_rest_goes_with_the_block(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL);
     assert_int_equal(reap_set_alignment(r, 8), 0);
-    char *a = reap_malloc(r, 8); /* 16 */
-    reap_malloc(r, 100);
-    char *b = reap_malloc(r, 16); /* 24 */
-    reap_malloc(r, 100);
-    reap_free(r, b);
-    reap_free(r, a); /* on top of b, on the same list */
-    assert_int_equal(r->quick_bytes, 16 + 24);
-    char *n = reap_malloc(r, 16); /* 24 bytes: not a */
-    assert_ptr_not_equal(n, a);
-    assert_ptr_not_equal(n, b);
-    assert_ptr_equal(reap_malloc(r, 8), a);
-    assert_ptr_equal(reap_malloc(r, 16), b);
-    assert_int_equal(r->quick_bytes, 0);
-    rp_heap_check(r);
-    reap_destroy(r);
-}
-
-/* A small request whose quick list is empty takes a free block only when
- * one fits; with nothing but smaller free blocks it comes from the
- * frontier, and they stay for the requests they fit. */
-static void small_requests_take_a_fitting_block_or_bump(void **state)
-{
-    (void)state;
-    reap_t *r = reap_create(NULL);
-    char *a = reap_malloc(r, 40), *guard = reap_malloc(r, 8);
-    reap_free(r, a); /* the first free: binned at once (immediate) */
-    assert_int_equal(r->heap_free_bytes, 48); /* round16(40 + 8) */
-    char *front = r->bump;
-    char *p = reap_malloc(r, 100); /* 112 bytes: a is too small */
-    assert_ptr_equal(rp_mem2b(p), (rp_block_t *)front);
-    assert_int_equal(r->heap_free_bytes, 48);
-    assert_ptr_equal(reap_malloc(r, 40), a); /* a is still there for a fit */
-    char *big = reap_malloc(r, 500), *guard2 = reap_malloc(r, 8);
-    reap_free(r, big); /* 512 bytes, binned */
-    char *q = reap_malloc(r, 100); /* a larger block fits: split, not bumped */
-    assert_ptr_equal(q, big);
-    assert_int_equal(r->heap_free_bytes, 512 - 112);
-    rp_heap_check(r);
-    (void)guard, (void)guard2;
-    reap_destroy(r);
-}
-
-/* Reusing the last waiting quick block leaves the reap in heap mode until
- * its next allocation, which finds nothing waiting and makes it a region
- * again: the inline bump (reap_malloc_bump) works once more. */
-static void a_reap_whose_frees_are_all_reused_bumps_again(void **state)
-{
-    (void)state;
-    reap_t *r = reap_create(NULL);
-    make_bins(r);
-    assert_ptr_not_equal(reap_malloc(r, 8), NULL); /* reuses make_bins's block */
-    char *a = reap_malloc(r, 64), *guard = reap_malloc(r, 8);
+    char *a = reap_malloc(r, 48);
+    reap_malloc(r, 8);
     reap_free(r, a);
-    assert_false(r->heap_empty);
-    assert_null(reap_malloc_bump(r, 64)); /* something waits: not a region */
-    assert_ptr_equal(reap_malloc(r, 64), a);
-    assert_int_equal(r->quick_bytes + r->heap_free_bytes, 0);
-    char *next = reap_malloc(r, 16);
-    assert_non_null(next);
-    assert_true(r->heap_empty);
-    if (!RP_ANNOTATED()) { /* annotating, every allocation goes through libreap */
-        char *front = r->bump;
-        char *p = reap_malloc_bump(r, 16);
-        assert_ptr_equal(rp_mem2b(p), (rp_block_t *)front);
-    }
+    rp_sweep(r);
+    fill_frontier(r);
+    char *b = reap_malloc(r, 40); /* 48 - 40 = 8: too small to file */
+    assert_ptr_equal(b, a);
+    assert_int_equal(usable(b), 48);
+    assert_int_equal(r->free_bytes, 0);
     rp_heap_check(r);
-    (void)guard;
+    reap_destroy(r);
+}
+
+/* The frontier's chunk first, while it has room (the inline bump, which
+ * knows nothing of the lists, stays open); then freed blocks of a
+ * request's size, before a new chunk. */
+static void the_frontier_comes_before_the_lists(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *p[4];
+    for (int i = 0; i < 4; i++) {
+        p[i] = reap_malloc(r, 64);
+        reap_malloc(r, 8);
+    }
+    for (int i = 0; i < 4; i++)
+        reap_free(r, p[i]);
+    rp_sweep(r);
+    assert_true(rp_heap_listed(r));
+    assert_int_equal(r->inline_limit, RP_ANNOTATED() ? 0 : rp_opt.large_threshold);
+    char *q = reap_malloc(r, 64);
+    assert_true(q != p[0] && q != p[1] && q != p[2] && q != p[3]);
+    fill_frontier(r);
+    rp_chunk_t *c = r->chunk;
+    for (int i = 0; i < 4; i++) {
+        q = reap_malloc(r, 64);
+        assert_true(q == p[0] || q == p[1] || q == p[2] || q == p[3]);
+    }
+    assert_ptr_equal(r->chunk, c);
+    assert_false(rp_heap_listed(r));
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+/* libreap sweeps by itself once the frontier's chunk is full and enough
+ * was freed since the last sweep, before it takes a new chunk; and not
+ * before. */
+/* Neighbours freed one by one are listed apart; a request bigger than any
+ * of them, with the chunk full, sweeps them together rather than grow. */
+static void a_full_chunk_sweeps_before_growing(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    size_t n = 0;
+    char *objs[400];
+    rp_chunk_t *first = r->chunk;
+    while ((size_t)(r->bump_end - r->bump) >= 48)
+        objs[n++] = reap_malloc(r, 48);
+    for (size_t i = 0; i + 4 < n; i += 4) { /* pairs of neighbours, not at the frontier */
+        reap_free(r, objs[i]);
+        reap_free(r, objs[i + 1]);
+    }
+    char *q = reap_malloc(r, 96); /* no list holds 96: a sweep, no growth */
+    assert_ptr_equal(r->chunk, first);
+    assert_null(first->older);
+    bool reused = false;
+    for (size_t i = 0; i + 4 < n; i += 4)
+        reused |= q == objs[i];
+    assert_true(reused);
+    assert_int_equal(reap_usable_size(q), 96);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+/* Everything freed is used again, whenever it was allocated and in
+ * whatever order it was freed.  A set of objects of many sizes is
+ * allocated, freed in each order, and allocated again: the second time
+ * takes no more memory than the first (give or take the rounding of one
+ * chunk: the sweep gives back chunks that came wholly free, and the new
+ * ones are all of the largest size). */
+static void everything_freed_is_used_again_in_every_order(void **state)
+{
+    (void)state;
+    enum { N = 600 };
+    size_t size[N];
+    char *p[N];
+    uint32_t order[N];
+    uint64_t seed = 7;
+    for (size_t i = 0; i < N; i++) {
+        seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+        size[i] = 8 + (size_t)(seed >> 33) % 1500;
+    }
+    for (int how = 0; how < 5; how++) {
+        reap_t *r = reap_create(NULL);
+        reap_malloc(r, 8); /* allocated before any free */
+        for (size_t i = 0; i < N; i++)
+            p[i] = reap_malloc(r, size[i]);
+        reap_malloc(r, 8); /* keeps the last away from the frontier */
+        for (size_t i = 0; i < N; i++) /* forward, reverse, odd-even, random, interleaved */
+            order[i] = how == 1 ? N - 1 - (uint32_t)i : how == 2 ? (uint32_t)((i * 2) % N + (i * 2 >= N)) : (uint32_t)i;
+        if (how >= 3)
+            for (size_t i = N - 1; i > 0; i--) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                size_t j = (size_t)(seed >> 33) % (i + 1);
+                uint32_t t = order[i];
+                order[i] = order[j];
+                order[j] = t;
+            }
+        for (size_t i = 0; i < N; i++) {
+            reap_free(r, p[order[i]]);
+            if (how == 4 && i % 3 == 0) /* allocations between the frees */
+                p[order[i]] = reap_malloc(r, size[order[i]]), reap_free(r, p[order[i]]);
+        }
+        rp_heap_check(r);
+        uint64_t peak;
+        reap_footprint(r, &peak);
+        for (size_t i = 0; i < N; i++)
+            assert_non_null(p[i] = reap_malloc(r, size[i]));
+        uint64_t peak2;
+        reap_footprint(r, &peak2);
+        assert_true(peak2 <= peak + rp_opt.max_chunk);
+        rp_heap_check(r);
+        reap_destroy(r);
+    }
+}
+
+/* A realloc that grows into a listed block cannot unlink it from its list
+ * (one link each): the lists go stale, pops check each block, and a list
+ * that leads through the absorbed block is cut there; the blocks behind
+ * the cut come back at the next sweep, and nothing is handed out twice. */
+static void a_stale_list_is_checked_and_cut(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *p[6];
+    for (int i = 0; i < 6; i++)
+        p[i] = reap_malloc(r, 64);
+    reap_malloc(r, 8);
+    for (int i = 1; i < 6; i += 2) /* p1, p3, p5 freed: one list of 64 */
+        reap_free(r, p[i]);
+    rp_sweep(r);
+    assert_ptr_equal(reap_realloc(r, p[2], 128), p[2]); /* swallows p3 */
+    assert_true(r->heap->stale);
+    memset(p[2], 0x55, 128); /* p3's link is gone */
+    fill_frontier(r);
+    char *got[3];
+    int n = 0;
+    while (rp_heap_listed(r) && n < 3)
+        got[n++] = reap_malloc(r, 64);
+    for (int i = 0; i < n; i++) {
+        assert_ptr_not_equal(got[i], p[3]);
+        for (int j = 0; j < i; j++)
+            assert_ptr_not_equal(got[i], got[j]);
+    }
+    rp_sweep(r);
+    assert_false(r->heap->stale);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+/* CORRUPTION always aborts: the handler leaves by longjmp instead. */
+static jmp_buf escape;
+static int corruption_seen;
+static int leave(const reap_misuse_t *m, void *arg)
+{
+    (void)arg;
+    corruption_seen = m->kind == REAP_MISUSE_CORRUPTION;
+    longjmp(escape, 1);
+}
+
+/* A program that writes to a freed object waiting on a list overwrites
+ * its link: the next pop finds a pointer that is no freed block and says
+ * so, rather than handing it out. */
+static void a_write_to_a_listed_block_is_caught(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *a = reap_malloc(r, 64);
+    reap_malloc(r, 8); /* a and b must not join */
+    char *b = reap_malloc(r, 64);
+    reap_malloc(r, 8);
+    reap_free(r, a);
+    reap_free(r, b);
+    rp_sweep(r);
+    /* the list is b -> a (filed in address order, pushed), or a -> b */
+    char *head = r->heap->list[64 / RP_GRANULE];
+    memcpy(head, &(char *){(char *)&corruption_seen}, sizeof(char *));
+    fill_frontier(r);
+    reap_set_misuse_handler(leave, NULL);
+    corruption_seen = 0;
+    if (setjmp(escape) == 0) {
+        reap_malloc(r, 64); /* pops head */
+        reap_malloc(r, 64); /* pops the forged link */
+        fail_msg("a forged link was handed out");
+    }
+    reap_set_misuse_handler(NULL, NULL);
+    assert_int_equal(corruption_seen, 1);
     reap_destroy(r);
 }
 
 int main(void)
 {
+    setenv("REAP_FIRST_CHUNK", "4096", 1);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(bins_are_exact_then_four_per_power_of_two),
-        cmocka_unit_test_setup(region_mode_never_makes_bins, immediate),
-        cmocka_unit_test_setup(three_adjacent_frees_serve_one_large_request, immediate),
-        cmocka_unit_test_setup(free_next_to_frontier_goes_back, immediate),
-        cmocka_unit_test_setup(ranged_bins_give_the_best_fit, immediate),
-        cmocka_unit_test_setup(a_long_bin_is_read_whole_before_new_memory, immediate),
-        cmocka_unit_test_setup(larger_blocks_split_and_keep_the_rest, immediate),
-        cmocka_unit_test_setup(exact_bins_are_lifo, immediate),
-        cmocka_unit_test_setup(quick_blocks_are_reused_first_and_lifo, with_quick_lists),
-        cmocka_unit_test_setup(a_request_the_frontier_cannot_take_coalesces_quick_blocks, with_quick_lists),
-        cmocka_unit_test_setup(quick_blocks_coalesce_before_a_new_chunk, with_quick_lists),
-        cmocka_unit_test_setup(a_small_block_with_no_free_neighbour_waits_on_its_quick_list, immediate),
-        cmocka_unit_test_setup(a_small_block_with_no_free_neighbour_waits_on_its_quick_list, with_quick_lists),
-        cmocka_unit_test_setup(a_small_block_joins_a_free_neighbour, immediate),
-        cmocka_unit_test_setup(a_small_block_joins_a_free_neighbour, with_quick_lists),
-        cmocka_unit_test_setup(a_quick_list_of_two_sizes_gives_only_what_fits, with_quick_lists),
-        cmocka_unit_test_setup(small_requests_take_a_fitting_block_or_bump, immediate),
-        cmocka_unit_test_setup(a_reap_whose_frees_are_all_reused_bumps_again, with_quick_lists),
+        cmocka_unit_test(a_reap_that_never_frees_never_makes_lists),
+        cmocka_unit_test(a_free_files_the_block_for_reuse),
+        cmocka_unit_test(a_sweep_joins_neighbours),
+        cmocka_unit_test(the_frontier_takes_back_what_borders_it),
+        cmocka_unit_test(ranged_lists_give_the_best_fit),
+        cmocka_unit_test(a_larger_block_is_cut_and_its_rest_serves),
+        cmocka_unit_test(a_small_rest_goes_with_the_block),
+        cmocka_unit_test(the_frontier_comes_before_the_lists),
+        cmocka_unit_test(a_full_chunk_sweeps_before_growing),
+        cmocka_unit_test(everything_freed_is_used_again_in_every_order),
+        cmocka_unit_test(a_stale_list_is_checked_and_cut),
+        cmocka_unit_test(a_write_to_a_listed_block_is_caught),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,35 +19,40 @@
 
 #include <cmocka.h>
 
-#include "internal.h"
+#include "region.h"
 
 #define CAP (16u << 10)
 
-static void the_large_threshold_is_cut_to_the_chunk_cap(void **state)
+/* The threshold is cut to half the chunk cap (a block must fit a chunk),
+ * chunk sizes are powers of two (the cap and the first chunk are rounded
+ * down to one), and the cap is at most half a superblock (chunks are
+ * aligned blocks of the base allocator). */
+static void the_options_are_cut_to_what_chunks_can_be(void **state)
 {
     (void)state;
     reap_t *r = reap_create(NULL); /* reads the options */
     assert_non_null(r);
     assert_int_equal(rp_opt.max_chunk, CAP);
-    assert_int_equal(rp_opt.large_threshold, CAP);
+    assert_int_equal(rp_opt.large_threshold, CAP / 2);
+    assert_int_equal(rp_opt.first_chunk, 2048); /* 3000, rounded down */
     /* up to the threshold an object lives in the reap's chunks; above it,
-     * in a base block of its own */
-    void *at = reap_malloc(r, CAP), *above = reap_malloc(r, CAP + 1);
+     * in a solo chunk */
+    void *at = reap_malloc(r, CAP / 2), *above = reap_malloc(r, CAP / 2 + 1);
     assert_non_null(at);
     assert_non_null(above);
-    assert_false(rp_mem2b(at)->head & RP_LARGE);
-    assert_true(rp_mem2b(above)->head & RP_LARGE);
+    assert_false(rp_chunk_solo(rp_chunk_find(at)));
+    assert_true(rp_chunk_solo(rp_chunk_find(above)));
     reap_destroy(r);
 }
 
 int main(void)
 {
     /* before the first reap: options.c reads them once */
-    setenv("REAP_MAX_CHUNK", "16k", 1);
+    setenv("REAP_MAX_CHUNK", "20k", 1);
     setenv("REAP_LARGE_THRESHOLD", "64k", 1);
-    unsetenv("REAP_FIRST_CHUNK");
+    setenv("REAP_FIRST_CHUNK", "3000", 1);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(the_large_threshold_is_cut_to_the_chunk_cap),
+        cmocka_unit_test(the_options_are_cut_to_what_chunks_can_be),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

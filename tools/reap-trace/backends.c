@@ -35,14 +35,12 @@
 
 /* ---- region and reap: libreap ------------------------------------------------- */
 
-/* The reap-backed APR sets its reaps to 8-byte alignment and starts them
- * as regions: so do these, as the trace says. */
+/* The reap-backed APR sets its reaps to 8-byte alignment: so do these, as
+ * the trace says. */
 static void *reap_new(void *parent, unsigned alignment)
 {
     reap_t *r = reap_create(parent);
-    unsigned align = alignment & ~(unsigned)RT_REGION;
-    if (r && ((align && reap_set_alignment(r, align) != 0) ||
-              ((alignment & RT_REGION) && reap_start_as_region(r) != 0))) {
+    if (r && alignment && reap_set_alignment(r, alignment) != 0) {
         reap_destroy(r);
         return NULL;
     }
@@ -53,7 +51,6 @@ static void lr_clear(void *h) { reap_clear(h); }
 static void lr_destroy(void *h) { reap_destroy(h); }
 static void *lr_alloc(void *h, size_t n) { return reap_malloc(h, n); }
 static void lr_free(void *h, void *p, size_t n) { (void)n, reap_free(h, p); }
-static void lr_discard(void *h, void *p, size_t n) { (void)n, reap_discard(h, p); }
 static void *lr_realloc(void *h, void *p, size_t old, size_t n) { (void)old; return reap_realloc(h, p, n); }
 static uint64_t lr_fp(void *h) { return reap_footprint(h, NULL); }
 static bool yes(void) { return true; }
@@ -74,7 +71,7 @@ static void *region_realloc(void *h, void *p, size_t old, size_t n) { return mov
 /* region and reap differ only in what a free and a realloc do. */
 #define LIBREAP_BACKEND(name_, region_, free_, realloc_)                                       \
     {.name = name_, .region = region_, .open = yes, .reap_new = reap_new, .bulk = always, .reap_clear = lr_clear, \
-     .reap_destroy = lr_destroy, .alloc = lr_alloc, .free = free_, .discard = free_ == lr_free ? lr_discard : NULL, \
+     .reap_destroy = lr_destroy, .alloc = lr_alloc, .free = free_, \
      .realloc = realloc_, .reap_fp = lr_fp}
 
 static const rt_backend_t region = LIBREAP_BACKEND("region", true, region_free, region_realloc);

@@ -129,7 +129,7 @@ static void run_op(engine_t *e, const rt_op_t *op)
         break;
     case RT_FREE:
         obj_unlink(e, op->obj);
-        (op->discard && e->b->discard ? e->b->discard : e->b->free)(h, e->ptr[op->obj], op->size);
+        e->b->free(h, e->ptr[op->obj], op->size);
         break;
     case RT_REALLOC:
         obj_unlink(e, op->obj);

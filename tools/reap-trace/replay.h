@@ -24,8 +24,7 @@ typedef struct rt_backend {
     bool (*open)(void);
     /* A heap for a new reap; parent is the parent's heap or NULL;
      * alignment is what the traced reap was set to (reap_set_alignment),
-     * 0 for the default, | RT_REGION if it started as a region: libreap's
-     * rows follow it, the others need not. */
+     * 0 for the default: libreap's rows follow it, the others need not. */
     void *(*reap_new)(void *parent, unsigned alignment);
     /* true when a clear (or destroy) of h releases its objects by itself;
      * otherwise the engine frees each one first. */
@@ -34,9 +33,6 @@ typedef struct rt_backend {
     void (*reap_destroy)(void *h);
     void *(*alloc)(void *h, size_t n);
     void (*free)(void *h, void *p, size_t n);
-    /* A free the traced library made of its own accord (reap_discard);
-     * NULL: free. */
-    void (*discard)(void *h, void *p, size_t n);
     void *(*realloc)(void *h, void *p, size_t old, size_t n);
     /* Bytes the allocator holds for the replay: per reap and exact
      * (reap_fp, summed over live reaps by the engine), or for the whole

@@ -47,9 +47,9 @@ static void test_varints(void **state)
     assert_int_equal(rp_zigzag(-1), 1); /* small magnitudes stay small */
 }
 
-/* Record: parent p (tagged "parent"), child c (8-byte alignment, started
- * as a region); three objects, a free, a discard, a realloc, a clear of p
- * (which takes c), a destroy of p. */
+/* Record: parent p (tagged "parent"), child c (8-byte alignment); three
+ * objects, two frees, a realloc, a clear of p (which takes c), a destroy
+ * of p. */
 static void test_record_read_back(void **state)
 {
     (void)state;
@@ -58,10 +58,9 @@ static void test_record_read_back(void **state)
     assert_non_null(c);
     reap_trace_tag(p, "parent");
     assert_int_equal(reap_set_alignment(c, 8), 0);
-    assert_int_equal(reap_start_as_region(c), 0);
     void *a = reap_malloc(p, 100), *b = reap_malloc(c, 200), *d = reap_malloc(p, 50);
     reap_free(p, a);
-    reap_discard(c, b);
+    reap_free(c, b);
     void *e = reap_realloc(p, d, 5000);
     assert_non_null(b);
     assert_non_null(e);
@@ -90,13 +89,11 @@ static void test_record_read_back(void **state)
     assert_int_equal(tr.ops[1].other, rp + 1);        /* c's parent is p */
     assert_int_equal(tr.ops[3].reap, rc);             /* b came from c */
     assert_int_equal(tr.ops[7].obj, tr.ops[4].obj);   /* the realloc moved d */
-    assert_int_equal(tr.ops[5].discard, 0);           /* a's reap_free() */
-    assert_int_equal(tr.ops[6].discard, 1);           /* b's reap_discard() */
     assert_int_equal(tr.reap_id[rp], (uint64_t)(uintptr_t)p);
     assert_string_equal(tr.reap_tag[rp], "parent");
     assert_null(tr.reap_tag[rc]);
     assert_int_equal(tr.reap_align[rp], 0);
-    assert_int_equal(tr.reap_align[rc], 8 | RT_REGION);
+    assert_int_equal(tr.reap_align[rc], 8);
     rt_free(&tr);
     unlink(path);
 }
@@ -277,7 +274,8 @@ static void test_bad_input(void **state)
     assert_non_null(strstr(err, "region"));
 }
 
-/* A trace of version 1 (no ALIGN) still reads; a later version does not. */
+/* A trace of version 1 (no ALIGN) still reads; a later version does not.
+ * Version 3's REGION and DISCARD read as nothing and as a free. */
 static void test_versions(void **state)
 {
     (void)state;
@@ -288,6 +286,30 @@ static void test_versions(void **state)
     b.buf[8] = 1;
     assert_int_equal(load(&b, b.len, &tr, err), 0);
     assert_int_equal(tr.reap_align[tr.ops[0].reap], 0);
+    rt_free(&tr);
+
+    b = (builder_t){0};
+    header(&b);
+    b.buf[8] = 3;
+    ev_kind(&b, RP_TRACE_CREATE);
+    ev_ptr(&b, 0xA000);
+    ev_ptr(&b, 0);
+    ev_kind(&b, RP_TRACE_ALIGN);
+    ev_ptr(&b, 0xA000);
+    ev_u(&b, 8);
+    ev_kind(&b, RP_TRACE_REGION);
+    ev_ptr(&b, 0xA000);
+    alloc_ev(&b, 0xA000, 100, 0xA100);
+    ev_kind(&b, RP_TRACE_DISCARD);
+    ev_ptr(&b, 0xA000);
+    ev_ptr(&b, 0xA100);
+    block(&b);
+    assert_int_equal(load(&b, b.len, &tr, err), 0);
+    assert_int_equal(tr.nops, 3);
+    assert_int_equal(tr.ops[1].kind, RT_ALLOC);
+    assert_int_equal(tr.ops[2].kind, RT_FREE);
+    assert_int_equal(tr.ops[2].size, 100);
+    assert_int_equal(tr.reap_align[tr.ops[0].reap], 8);
     rt_free(&tr);
     b.buf[8] = RP_TRACE_VERSION + 1;
     assert_int_equal(load(&b, b.len, &tr, err), -1);

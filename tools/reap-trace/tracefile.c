@@ -419,13 +419,12 @@ static int model_event(model_t *m, const raw_t *e)
         op->obj = o, op->size = e->size;
         return 0;
     case RP_TRACE_FREE:
-    case RP_TRACE_DISCARD:
+    case RP_TRACE_DISCARD: /* version 3: a free */
         if ((rc = obj_slot(m, e, e->a, &o)) != 0)
             return rc < 0 ? -1 : 0;
         obj_unlink(m, o);
         op = emit(m, e, RT_FREE, m->obj_reap[o]);
         op->obj = o, op->size = m->tr->obj_size[o];
-        op->discard = e->kind == RP_TRACE_DISCARD;
         return 0;
     case RP_TRACE_REALLOC:
         if ((rc = obj_slot(m, e, e->a, &o)) != 0)
@@ -454,13 +453,12 @@ static int model_event(model_t *m, const raw_t *e)
                         (unsigned long long)e->size, (unsigned long long)e->r);
         m->tr->reap_align[r] = (uint8_t)e->size;
         return 0;
-    case RP_TRACE_REGION:
+    case RP_TRACE_REGION: /* version 3: every reap starts as a region now */
         if (reap_slot(m, e, e->r, &r) < 0)
             return -1;
         if (r == 0 || m->tr->reap_align[r] != 8 || m->first_obj[r] != NONE)
             return fail(m->c, e->off, "reap 0x%llx made a region (8-byte alignment first, before its first object)",
                         (unsigned long long)e->r);
-        m->tr->reap_align[r] |= RT_REGION;
         return 0;
     }
     return fail(m->c, e->off, "unknown event kind %u", e->kind);

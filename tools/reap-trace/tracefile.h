@@ -30,19 +30,15 @@ typedef enum rt_op_kind {
     RT_CLEAR,      /* reap */
     RT_DESTROY,    /* reap */
     RT_ALLOC,      /* reap, obj, size */
-    RT_FREE,       /* reap, obj (size: its size); discard: reap_discard() */
+    RT_FREE,       /* reap, obj (size: its size) */
     RT_REALLOC     /* reap, obj = the old, other = the new, size = new size */
 } rt_op_kind_t;
-
-/* In rt_trace_t.reap_align: the reap started as a region. */
-#define RT_REGION 0x80
 
 typedef struct rt_op {
     uint64_t t;     /* ns since the trace's first event */
     uint64_t size;
     uint32_t reap, obj, other;
     uint8_t kind;
-    uint8_t discard;
 } rt_op_t;
 
 typedef struct rt_trace {
@@ -54,8 +50,7 @@ typedef struct rt_trace {
     uint32_t *reap_parent; /* nreaps: parent + 1, 0 for a top-level reap */
     uint64_t *reap_id;     /* nreaps: its address in the traced process */
     char **reap_tag;       /* nreaps: the last tag given, or NULL */
-    uint8_t *reap_align;   /* nreaps: its reap_set_alignment(), 0 for none, | RT_REGION
-                            * after reap_start_as_region() */
+    uint8_t *reap_align;   /* nreaps: its reap_set_alignment(), 0 for none */
     uint64_t skipped;      /* a fork child's events about its parent's memory */
     bool forked;
     size_t cap;            /* slots mapped for each array */

@@ -28,7 +28,6 @@
 
 #include "apr_general.h"
 #include "apr_pools.h"
-#include "reap.h" /* reap_discard(): APR's own frees leave a region one */
 #include "apr_time.h"
 
 #include "apr_hash.h"
@@ -216,13 +215,13 @@ APR_DECLARE(void *) apr_hash_this_val(apr_hash_index_t *hi)
  * from alloc_array(), and the one other array, apr_hash_copy()'s, is
  * carved out of the same allocation as the header: that one is not an
  * object of its own and stays (array_own is 0; its address cannot tell,
- * as a pool that is still a region puts make's array just after the
- * header too).  What every call returns is unchanged.
+ * as make's array lies just after the header too).  What every call
+ * returns is unchanged.
  */
 static void free_array(apr_hash_t *ht, apr_hash_entry_t **array, int own)
 {
     if (own)
-        reap_discard(apr_pool_reap_get(ht->pool), array);
+        apr_pfree(ht->pool, array);
 }
 
 static void expand_array(apr_hash_t *ht)

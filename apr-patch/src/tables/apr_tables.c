@@ -35,7 +35,6 @@
 
 #include "apr_general.h"
 #include "apr_pools.h"
-#include "reap.h" /* reap_discard(): APR's own frees leave a region one */
 #include "apr_tables.h"
 #include "apr_strings.h"
 #include "apr_lib.h"
@@ -1104,7 +1103,7 @@ static apr_table_entry_t **table_mergesort(apr_pool_t *pool,
     /* Reap-backed APR: of the two arrays the passes alternate between,
      * the one not returned is dead; apr_table_compress() frees the other
      * (see there). */
-    reap_discard(apr_pool_reap_get(pool), values_tmp);
+    apr_pfree(pool, values_tmp);
     return values;
 }
 
@@ -1209,7 +1208,7 @@ APR_DECLARE(void) apr_table_compress(apr_table_t *t, unsigned flags)
      * were allocated above from t->a.pool and never left this function,
      * so no caller can hold them; freeing them changes nothing that any
      * call returns. */
-    reap_discard(apr_pool_reap_get(t->a.pool), sort_array);
+    apr_pfree(t->a.pool, sort_array);
 
     /* Shift elements to the left to fill holes left by removing duplicates */
     if (dups_found) {

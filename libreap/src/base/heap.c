@@ -275,7 +275,7 @@ static void took(rp_hd_heap_t *h, rp_hd_sb_t *sb, size_t k)
 static size_t unpark(rp_hd_sb_t *sb, size_t n, void ***link)
 {
     uint32_t parked = atomic_load_explicit(&sb->parked, memory_order_relaxed);
-    char *base = (char *)sb + RP_HD_HDR;
+    char *base = rp_hd_sb_blocks(sb);
     size_t got = 0;
     for (; got < n && parked; got++) {
         char *b = base + (size_t)__builtin_ctz(parked) * sb->size;
@@ -543,7 +543,7 @@ static void purge_free_pages(rp_hd_sb_t *sb)
         park_free_blocks(sb);
     uint64_t keep[PURGE_MAX_PAGES / 64] = {0};
     uint64_t isfree[RP_HD_MAX_SB / 16 / 64] = {0}; /* one bit per block */
-    char *base = (char *)sb + RP_HD_HDR;
+    char *base = rp_hd_sb_blocks(sb);
     uint32_t nfree = 0;
     for (void *p = sb->free; p && nfree < sb->nblocks; p = *(void **)p, nfree++) {
         size_t i = rp_hd_sb_index(sb, p);

@@ -200,7 +200,7 @@ static int classify(const void *p, rp_hd_sb_t **hdr, void **block)
     }
     if (sb->magic != RP_HD_SB_MAGIC)
         return FOREIGN;
-    if ((uint64_t)((uintptr_t)p - (uintptr_t)sb - RP_HD_HDR) >= (uint64_t)sb->nblocks * sb->size)
+    if ((uint64_t)((uintptr_t)p - (uintptr_t)rp_hd_sb_blocks(sb)) >= (uint64_t)sb->nblocks * sb->size)
         return FOREIGN;
     *block = rp_hd_sb_misplaced(sb, p) ? rp_hd_sb_block_of(sb, (void *)p) : (void *)p;
     if (*block != p && !atomic_load_explicit(&sb->interior, memory_order_relaxed))
@@ -522,16 +522,22 @@ void rp_base_idle_release(size_t ms)
  * below S, far from where the product's high word could be off). */
 void *rp_base_block_of(const void *p, size_t *size)
 {
+    uint8_t m = rp_base_map_get(p);
+    if (m & RP_BASE_MAP_ALIGNED) { /* the header's slot is no block */
+        uintptr_t b = (uintptr_t)p & ((uintptr_t)-1 << (m & 0x3f));
+        *size = (size_t)1 << (m & 0x3f);
+        return (b & ~rp_hd_sb_mask) ? (void *)b : NULL;
+    }
     const rp_hd_sb_t *h = rp_hd_map_header(p);
     if (RP_UNLIKELY(h == NULL))
         return NULL;
     if (RP_LIKELY(h->magic == RP_HD_SB_MAGIC)) {
-        uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)h - RP_HD_HDR);
+        uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)rp_hd_sb_blocks(h));
         if (off >= (uint64_t)h->nblocks * h->size)
             return NULL;
         uint64_t i = (uint64_t)(((unsigned __int128)off * h->recip) >> 64);
         *size = h->size;
-        return (char *)h + RP_HD_HDR + i * h->size;
+        return rp_hd_sb_blocks(h) + i * h->size;
     }
     if (h->magic == RP_HD_LARGE_MAGIC) {
         char *b = h->end - h->usable;

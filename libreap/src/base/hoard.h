@@ -62,7 +62,7 @@
  * unused through a decay period, they go to the global heap at its next
  * balance or another heap's sweep),
  * H = heaps, R = retain_bytes, T = threads, C = sum over classes of
- * 3/2 * max(tcache_bytes, 2 * size for sizes <= 16 KiB) (a bin's list
+ * 3/2 * max(tcache_bytes, 2 * size) (a bin's list
  * holds up to cap blocks and its range, what is left of a refill's piece
  * of never-used blocks, fewer than cap/2 + 1 more; about classes * 12 KiB
  * + 72 KiB), G = tcache_grow (what bins that overflow after running
@@ -82,6 +82,7 @@
 #include <stdint.h>
 
 #include "../util/common.h" /* config.h, RP_LIKELY, RP_ASSERT */
+#include "addrmap.h"
 #include "../util/list.h"
 
 /* The name misuse reports start with: "libreap-malloc" in the preloaded
@@ -230,46 +231,13 @@ static inline bool rp_hd_in_region(const void *p)
            atomic_load_explicit(&rp_hd_region.len, memory_order_relaxed);
 }
 
-/* ---- the address map (addrmap.c) --------------------------------------- */
-
-/* Addresses the map covers: user space of 48 bits. */
-#define RP_HD_MAP_BITS 48
+/* ---- the address map (addrmap.c, addrmap.h) -------------------------- */
 
 /* Reads S (rp_hd_opt.sb_size); rp_hd_init() calls it before any mapping. */
 void rp_hd_map_init(void);
-/* The map itself (addrmap.c), read inline by free's first check: the top
- * table holds each leaf's distance from rp_hd_map_none (0: no leaf). */
-#define RP_HD_MAP_LEAF_MAX ((size_t)1 << 18) /* 2^32 / the smallest S */
-extern _Atomic intptr_t rp_hd_map_top[(size_t)1 << (RP_HD_MAP_BITS - 32)];
-extern uint8_t rp_hd_map_none[RP_HD_MAP_LEAF_MAX]; /* never written */
-extern unsigned rp_hd_map_shift;
-/* The byte of p's granule (addrmap.c says what it means) with no test
- * for a missing leaf; wrong only for an address at or above 2^48. */
-static inline uint8_t rp_hd_map_byte_raw(uintptr_t a)
-{
-    intptr_t off = atomic_load_explicit(&rp_hd_map_top[(a >> 32) & (((size_t)1 << (RP_HD_MAP_BITS - 32)) - 1)],
-                                        memory_order_acquire);
-    const uint8_t *leaf = (const uint8_t *)((uintptr_t)rp_hd_map_none + (uintptr_t)off);
-    return __atomic_load_n(&leaf[(uint32_t)a >> rp_hd_map_shift], __ATOMIC_RELAXED);
-}
-/* The byte of p's granule, 0 for an address the map does not cover;
- * reads nothing at p. */
-static inline uint8_t rp_hd_map_byte(const void *p)
-{
-    uintptr_t a = (uintptr_t)p;
-    uint8_t b = rp_hd_map_byte_raw(a);
-    return a >> RP_HD_MAP_BITS ? 0 : b;
-}
-/* Whether p's granule starts with a header the allocator mapped (byte 1):
- * free's test before it reads the header, without a branch of its own. */
-static inline bool rp_hd_map_head(const void *p)
-{
-    uintptr_t a = (uintptr_t)p;
-    return ((rp_hd_map_byte_raw(a) ^ 1u) | (a >> RP_HD_MAP_BITS)) == 0;
-}
-uint8_t rp_hd_map_get(const void *p);
 /* Sets the byte of every granule whose start lies in len bytes at start to
- * v (1: mapped by the allocator; 0: not); false when a leaf could not be
+ * v (addrmap.h: 1 mapped by the allocator, 0 not, 0x80 | s a superblock
+ * of aligned 2^s-byte blocks); false when a leaf could not be
  * made (out of memory) or the range lies above the map. */
 bool rp_hd_map_set(const void *start, size_t len, uint8_t v);
 /* Marks the granules after a large object's header at head, up to end,
@@ -286,6 +254,12 @@ typedef struct rp_hd_classes {
     uint32_t n;                             /* number of classes */
     uint32_t size[RP_HD_MAX_CLASSES];       /* ascending, multiples of 16 */
     uint32_t nblocks[RP_HD_MAX_CLASSES];    /* blocks per superblock */
+    /* log2 of where a superblock's first block starts: 7 (RP_HD_HDR), or
+     * for a power-of-two size above RP_HD_HDR the size itself, so that
+     * every block is aligned to its size (reap chunks are found by
+     * rounding down, addrmap.h) at no cost: the header takes a block's
+     * room either way, (S - 128) / size being S / size - 1 */
+    uint8_t first_shift[RP_HD_MAX_CLASSES];
     /* class of sizes <= 1024 by (n+15)/16; atomic (relaxed) because malloc's
      * fast path reads it in threads that have not yet waited for
      * rp_hd_init(), while the first thread fills it: what they read then
@@ -343,6 +317,8 @@ typedef struct rp_hd_sb {
     uint32_t size;                       /* block size (superblocks) */
     _Atomic uint8_t interior;            /* an aligned alloc handed out an interior pointer */
     uint8_t group;                       /* fullness group it is listed in */
+    uint8_t first_shift;                 /* blocks start 2^first_shift bytes in
+                                          * (rp_hd_sb_blocks) */
     void *free;                          /* LIFO list of returned blocks */
     char *bump;                          /* first never-used block: stored atomically
                                           * (rp_hd_sb_set_bump), as free reads it without
@@ -375,6 +351,12 @@ RP_LIST(rp_hd_sb_list, rp_hd_sb_t, next, prev)
 
 extern size_t rp_hd_sb_mask; /* ~(S - 1) */
 
+/* Where sb's blocks start. */
+static inline char *rp_hd_sb_blocks(const rp_hd_sb_t *sb)
+{
+    return (char *)sb + ((size_t)1 << sb->first_shift);
+}
+
 /* Header of any pointer this allocator handed out. */
 static inline rp_hd_sb_t *rp_hd_hdr(const void *p)
 {
@@ -394,7 +376,7 @@ void rp_hd_sb_keys_init(void);
  * multiple of the size; only a wild pointer is there. */
 static inline bool rp_hd_sb_misplaced(const rp_hd_sb_t *sb, const void *p)
 {
-    uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)sb - RP_HD_HDR);
+    uint64_t off = (uint64_t)((uintptr_t)p - (uintptr_t)rp_hd_sb_blocks(sb));
     uint64_t divc = atomic_load_explicit(&sb->divc, memory_order_relaxed);
     return off * divc >= divc;
 }
@@ -438,7 +420,7 @@ static inline void rp_hd_sb_push(rp_hd_sb_t *sb, void *p)
 /* The index of sb's block that holds p (p in its block area). */
 static inline size_t rp_hd_sb_index(const rp_hd_sb_t *sb, const void *p)
 {
-    return (size_t)((const char *)p - ((const char *)sb + RP_HD_HDR)) / sb->size;
+    return (size_t)((const char *)p - rp_hd_sb_blocks(sb)) / sb->size;
 }
 
 /* Parked blocks.  A free block keeps its first page resident for its
@@ -482,7 +464,7 @@ static inline bool rp_hd_sb_is_parked(const rp_hd_sb_t *sb, const void *b)
 static inline void rp_hd_sb_reset(rp_hd_sb_t *sb)
 {
     sb->free = NULL;
-    rp_hd_sb_set_bump(sb, (char *)sb + RP_HD_HDR);
+    rp_hd_sb_set_bump(sb, rp_hd_sb_blocks(sb));
     sb->key = rp_hd_sb_new_key(); /* the old one is in blocks bump order hands out */
     if (atomic_load_explicit(&sb->parked, memory_order_relaxed)) {
         atomic_store_explicit(&sb->parked, 0, memory_order_relaxed);

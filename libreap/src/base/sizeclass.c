@@ -7,8 +7,9 @@
  * then each class at most 1.2 times the previous one (Hoard's b), rounded
  * down to 16 bytes (64 from 1 KiB up, so that reap chunks and big blocks
  * stay cache-line aligned), up to S/2; beyond S/2 objects are large.
- * Every power of two is a class too: reap chunks are powers of two (8 KiB
- * doubling), and an exact fit wastes nothing.  The
+ * Every power of two is a class too: reap chunks are powers of two (doubling
+ * from 2 KiB), and an exact fit wastes nothing; above the header's 128
+ * bytes such a class's blocks are aligned to their size (hoard.h).  The
  * table is built once for the chosen S; sizes map to classes through two
  * direct lookup tables, by 16 bytes up to 1 KiB and by 64 bytes above (every
  * class above 1 KiB is a multiple of 64, so rounding a size up to 64 keeps
@@ -62,7 +63,11 @@ void rp_hd_sc_init(size_t sb_size)
         rp_hd_sc.size[n++] = s;
     rp_hd_sc.size[n++] = max; /* S/2 itself, a multiple of 64 */
     rp_hd_sc.n = n;
-    for (uint32_t c = 0; c < n; c++)
-        rp_hd_sc.nblocks[c] = (uint32_t)((sb_size - RP_HD_HDR) / rp_hd_sc.size[c]);
+    for (uint32_t c = 0; c < n; c++) {
+        uint32_t size = rp_hd_sc.size[c];
+        bool aligned = (size & (size - 1)) == 0 && size > RP_HD_HDR;
+        rp_hd_sc.first_shift[c] = (uint8_t)__builtin_ctz(aligned ? size : RP_HD_HDR);
+        rp_hd_sc.nblocks[c] = (uint32_t)((sb_size - ((size_t)1 << rp_hd_sc.first_shift[c])) / size);
+    }
     fill_lookups();
 }

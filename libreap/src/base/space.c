@@ -154,6 +154,7 @@ void *rp_hd_space_take(size_t want, size_t min, size_t *got)
 
 void rp_hd_space_give(void *p, size_t len)
 {
+    rp_hd_map_set(p, len, 1); /* plain mapped memory again, whatever it held */
     /* Purged before it is a span: a carve may hand it out at once.  If the
      * kernel refuses, unmapping still returns the pages. */
     if (!rp_hd_os_purge(p, len)) {

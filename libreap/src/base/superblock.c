@@ -52,11 +52,15 @@ void rp_hd_sb_format(rp_hd_sb_t *sb, uint32_t cls)
     sb->cls = cls;
     sb->size = rp_hd_sc.size[cls];
     sb->nblocks = rp_hd_sc.nblocks[cls];
+    sb->first_shift = rp_hd_sc.first_shift[cls];
     sb->used = 0;
     sb->free = NULL;
-    rp_hd_sb_set_bump(sb, (char *)sb + RP_HD_HDR);
+    rp_hd_sb_set_bump(sb, rp_hd_sb_blocks(sb));
     sb->end = sb->bump + (size_t)sb->nblocks * sb->size;
     sb->recip = UINT64_MAX / sb->size + 1;
+    /* aligned blocks are found from the map alone (addrmap.h) */
+    bool aligned = sb->first_shift != __builtin_ctz(RP_HD_HDR);
+    rp_hd_map_set(sb, 1, aligned ? (uint8_t)(RP_BASE_MAP_ALIGNED | (unsigned)__builtin_ctz(sb->size)) : 1);
     sb->group = 1;
     sb->key = rp_hd_sb_new_key();
     atomic_store_explicit(&sb->interior, 0, memory_order_relaxed);
@@ -69,5 +73,5 @@ void rp_hd_sb_format(rp_hd_sb_t *sb, uint32_t cls)
 
 void *rp_hd_sb_block_of(rp_hd_sb_t *sb, void *p)
 {
-    return (char *)sb + RP_HD_HDR + rp_hd_sb_index(sb, p) * sb->size;
+    return rp_hd_sb_blocks(sb) + rp_hd_sb_index(sb, p) * sb->size;
 }

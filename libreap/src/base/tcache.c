@@ -85,8 +85,8 @@ static void set_caps(rp_hd_tcache_t *tc)
     for (uint32_t c = 0; c < rp_hd_sc.n; c++) {
         size_t size = rp_hd_sc.size[c];
         size_t cap = rp_hd_opt.tcache_bytes / size;
-        if (rp_hd_opt.tcache_bytes && cap < 2 && size <= 16384)
-            cap = 2; /* reap chunks of 8 and 16 KiB: a pair stays local */
+        if (rp_hd_opt.tcache_bytes && cap < 2)
+            cap = 2; /* reap chunks of up to S/2: a pair stays local */
         tc->bin[c].cap = (uint32_t)(cap > RP_HD_CAP_MAX ? RP_HD_CAP_MAX : cap);
         tc->bin[c].size = (uint32_t)size;
     }

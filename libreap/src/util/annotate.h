@@ -103,15 +103,18 @@ static inline void rp_ann_fresh(const void *p, size_t n)
 #endif
 }
 
-/* Allocator metadata [p, p+n) is about to be written by a libc function
- * (memset): ASan checks those calls even from libreap, so it opens the
- * range; Valgrind keeps it closed, the write running quiet. */
+/* [p, p+n) is allocator metadata from now on (a chunk's descriptor, the
+ * lists), written by libreap and by libc (memset, which ASan checks even
+ * from libreap): open to both tools.  A descriptor may lie in a
+ * superblock's first slot, where an older block of another size was
+ * closed when it was freed. */
 static inline void rp_ann_metadata(const void *p, size_t n)
 {
 #ifdef RP_ASAN
     ASAN_UNPOISON_MEMORY_REGION(p, n);
+#else
+    VALGRIND_MAKE_MEM_DEFINED(p, n);
 #endif
-    (void)p, (void)n;
 }
 
 /* The allocator is about to touch poisoned memory / is done with it. */
@@ -213,21 +216,22 @@ static inline size_t rp_ann_accessible(const void *p, size_t span)
     return bad ? (size_t)(bad - (const char *)p) : span;
 }
 
-#else /* normal build: nothing */
+#else /* normal build: nothing, the arguments only evaluated */
 
-#define rp_ann_noaccess(p, n) ((void)0)
-#define rp_ann_undefined(p, n) ((void)0)
-#define rp_ann_fresh(p, n) ((void)0)
-#define rp_ann_metadata(p, n) ((void)0)
+#define rp_ann_noaccess(p, n) ((void)(p), (void)(n))
+#define rp_ann_undefined(p, n) ((void)(p), (void)(n))
+#define rp_ann_fresh(p, n) ((void)(p), (void)(n))
+#define rp_ann_metadata(p, n) ((void)(p), (void)(n))
 #define rp_ann_quiet_begin() ((void)0)
 #define rp_ann_quiet_end() ((void)0)
-#define rp_ann_pool_create(reap) ((void)0)
-#define rp_ann_pool_destroy(reap) ((void)0)
-#define rp_ann_object(reap, p, n) ((void)0)
-#define rp_ann_object_free(reap, p, span) ((void)0)
-#define rp_ann_object_resize(reap, p, old, span, n) ((void)0)
-#define rp_ann_accessible(p, span) (span)
-#define rp_ann_open(p, open, span) ((void)0)
+#define rp_ann_pool_create(reap) ((void)(reap))
+#define rp_ann_pool_destroy(reap) ((void)(reap))
+#define rp_ann_object(reap, p, n) ((void)(reap), (void)(p), (void)(n))
+#define rp_ann_object_free(reap, p, span) ((void)(reap), (void)(p), (void)(span))
+#define rp_ann_object_resize(reap, p, old, span, n) \
+    ((void)(reap), (void)(p), (void)(old), (void)(span), (void)(n))
+#define rp_ann_accessible(p, span) ((void)(p), (span))
+#define rp_ann_open(p, open, span) ((void)(p), (void)(open), (void)(span))
 
 #endif /* RP_ANNOTATE */
 

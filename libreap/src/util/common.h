@@ -34,6 +34,7 @@ static const bool config_debug = false;
 #define RP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RP_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define RP_NOINLINE __attribute__((noinline))
+#define RP_ALWAYS_INLINE inline __attribute__((always_inline))
 #define RP_COLD __attribute__((cold, noinline))
 
 #ifdef REAP_DEBUG

@@ -313,14 +313,12 @@ void rp_trace_alloc(const void *r, size_t size, const void *p)
     }
 }
 
-void rp_trace_free_as(const void *r, const void *p, bool discard)
+void rp_trace_free(const void *r, const void *p)
 {
     tbuf_t *b = begin();
     if (b)
-        commit(b, put_ptr(b, put_ptr(b, event(b, discard ? RP_TRACE_DISCARD : RP_TRACE_FREE), r), p));
+        commit(b, put_ptr(b, put_ptr(b, event(b, RP_TRACE_FREE), r), p));
 }
-
-void rp_trace_free(const void *r, const void *p) { rp_trace_free_as(r, p, false); }
 
 void rp_trace_realloc(const void *r, const void *old, const void *p, size_t size)
 {
@@ -347,13 +345,6 @@ void rp_trace_align(const void *r, size_t alignment)
     tbuf_t *b = begin();
     if (b)
         commit(b, rp_varint_put(put_ptr(b, event(b, RP_TRACE_ALIGN), r), alignment));
-}
-
-void rp_trace_region(const void *r)
-{
-    tbuf_t *b = begin();
-    if (b)
-        commit(b, put_ptr(b, event(b, RP_TRACE_REGION), r));
 }
 
 /* ---- start, fork, exit --------------------------------------------------------- */

@@ -12,10 +12,13 @@
  * tools/reap-trace reads it back (replay, plot, top); docs/trace.md says
  * how to use it.
  *
- * File format, version 3 (version 1 had no ALIGN, 2 no REGION or DISCARD).  All integers are unsigned LEB128 varints (7 bits
- * a byte, low first, high bit set on every byte but the last) unless said.
+ * File format, version 4.  Version 1 had no ALIGN, 2 no REGION or DISCARD;
+ * 4 writes neither of those two (every reap has one block format, and a
+ * library's own frees are frees), which readers still take from version 3
+ * files.  All integers are unsigned LEB128 varints (7 bits a byte, low
+ * first, high bit set on every byte but the last) unless said.
  *
- *   header   8 bytes "REAPTRC1", then varints: version (3), flags (bit 0:
+ *   header   8 bytes "REAPTRC1", then varints: version (4), flags (bit 0:
  *            the process is a fork child, which may free objects and use
  *            reaps its parent made before the fork), pid.
  *   block*   one per flush of one thread's buffer, appended with a single
@@ -39,8 +42,8 @@
  *   REALLOC  reap, old object, new object, size   (old may equal new)
  *   TAG      reap, length, that many bytes (the tag, at most 255)
  *   ALIGN    reap, alignment (reap_set_alignment; before its first ALLOC)
- *   REGION   reap          (reap_start_as_region; before its first ALLOC)
- *   DISCARD  reap, object  (reap_discard: a FREE that leaves a region one)
+ *   REGION   reap          (version 3 only: reap_start_as_region)
+ *   DISCARD  reap, object  (version 3 only: reap_discard, a FREE)
  *
  * Reap ids are the reap's address, so one can come back after a destroy;
  * reap id 0 is the malloc pseudo-reap, which is never created, cleared or
@@ -58,7 +61,7 @@
 #include "common.h"
 
 #define RP_TRACE_MAGIC "REAPTRC1"
-#define RP_TRACE_VERSION 3
+#define RP_TRACE_VERSION 4
 #define RP_TRACE_FORKED 1u /* header flag */
 #define RP_TRACE_BLOCK 'B'
 #define RP_TRACE_TAG_MAX 255
@@ -142,9 +145,6 @@ void rp_trace_free(const void *r, const void *p);
 void rp_trace_realloc(const void *r, const void *old, const void *p, size_t size);
 void rp_trace_tag(const void *r, const char *tag);
 void rp_trace_align(const void *r, size_t alignment);
-void rp_trace_region(const void *r);
-/* A FREE event, or with discard a DISCARD. */
-void rp_trace_free_as(const void *r, const void *p, bool discard);
 
 /* Write out every thread's buffered events (at exit; tests). */
 void rp_trace_flush_all(void);

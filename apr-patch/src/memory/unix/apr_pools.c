@@ -61,15 +61,14 @@
  * lives in the reap's user area, which survives reap_clear(), as the
  * stock pool lives at the head of its first memnode.
  *
- * A pool is a region until its first apr_pfree() (reap_start_as_region()):
- * what it hands out until then has no header, and costs what stock APR
- * rounds it to, so a pool that never frees (pconf, most request pools)
- * holds what a stock one does.  Objects handed out before that first free
- * are freed, and checked for misuse, as any other, but their memory waits
- * for the clear; from the first free on, objects get headers and freeing
- * them makes their memory reusable.  The frees APR makes of its own accord
- * (the storage a hash table or a table compress replaces, a failed
- * apr_psprintf()'s buffer) are reap_discard(): they leave a region one.
+ * A reap's objects have no header: an object costs what stock APR rounds
+ * it to (8 bytes, as the reap is set to 8-byte alignment), and apr_palloc()
+ * bumps a pointer and records where the object starts, one bit in its
+ * chunk's bitmap.  So a pool that never frees (pconf, most request pools)
+ * holds what a stock one does, and a pool that frees uses the memory again
+ * whenever its objects were allocated.  APR frees the storage it replaces
+ * of its own accord too (a hash table's outgrown bucket array, a table
+ * compress's scratch arrays, a failed apr_psprintf()'s buffer).
  *
  * The public allocator (apr_allocator_t, apr_memnode_t) is no longer what
  * pools draw from, but apr-util's bucket allocator and httpd's MPMs use
@@ -89,8 +88,8 @@
 
 #include "reap.h"
 
-#if !defined(REAP_FRONTIER_VERSION) || REAP_FRONTIER_VERSION != 4
-#error "this APR needs libreap's reap.h with reap_start_as_region() (REAP_FRONTIER_VERSION 4)"
+#if !defined(REAP_FRONTIER_VERSION) || REAP_FRONTIER_VERSION != 5
+#error "this APR needs libreap's reap.h of blocks without headers (REAP_FRONTIER_VERSION 5)"
 #endif
 
 #ifndef REAP_HAS_CHUNK_SOURCE
@@ -1229,11 +1228,10 @@ static apr_pool_t *pool_make(apr_pool_t *parent,
         return NULL;
 
     /* APR's pools promise 8-byte alignment (APR_ALIGN_DEFAULT), so a
-     * block need not round to 16: an object costs its header and no more
-     * than apr_palloc() of stock APR rounds it to.  A new reap accepts it.
+     * block need not round to 16: an object costs no more than apr_palloc()
+     * of stock APR rounds it to.  A new reap accepts it.
      */
     (void)reap_set_alignment(reap, 8);
-    (void)reap_start_as_region(reap);
 
     pool = reap_user_area(reap);
     pool->parent = parent;
@@ -1455,7 +1453,7 @@ APR_DECLARE(char *) apr_pvsprintf(apr_pool_t *pool, const char *fmt, va_list ap)
 
 error:
     if (ps.on_reap)
-        reap_discard(pool->reap, ps.buf);
+        reap_free(pool->reap, ps.buf);
     pool_concurrency_set_idle(pool);
     return pool_out_of_memory(pool);
 }
