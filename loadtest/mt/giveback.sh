@@ -118,7 +118,7 @@ END {
         printf "\nthreads %-6s", modes[m] ":"
         for (i = 8; i <= ncol; i++) if (col[i] != "rss_2s_kb") {
             h = col[i]; sub(/_kb$/, "", h); sub(/^rss_/, "", h); printf " %9s", h }
-        printf " | after/%s after/glibc\n", best == "" ? "best peer" : best
+        printf " | after/best peer (%s), after/glibc\n", best == "" ? "-" : best
         gk = modes[m] SUBSEP "glibc" SUBSEP ncol
         for (j = 1; j <= na; j++) {
             printf "  %-12s", a[j]
