@@ -25,7 +25,7 @@ runs() {
     cat <<'EOF'
 reapbench|reapbench-summary.csv|loadtest/reapbench.sh "$build"
 mt|mt-20261124-102311.*, mt-20261124-102311-runs.csv, -rss.*|REPS=15 loadtest/mt/run.sh "$build"
-giveback|giveback-20261125-225211.*|loadtest/mt/giveback.sh --reps 5 --out loadtest/results "$build"
+giveback|giveback-20261128-095559.*|loadtest/mt/giveback.sh --reps 5 --out loadtest/results "$build"
 wrk-bc|wrk-20261122-221153.*|loadtest/wrk/run.sh --build "$build" --scenarios "small medium mix"
 wrk-static|wrk-20261123-150914.*, wrk-20261123-204318.* and the CSVs pool.py reads|loadtest/wrk/run.sh --build "$build" --scenarios static --configs "stock reap" --reps 40
 wrk-peak|wrk-20261127-213333.* (worker MPM)|loadtest/wrk/run.sh --build "$build" --scenarios static --configs "stock reap" --threads "1 16 64" --reps 10 --duration 4
