@@ -54,14 +54,8 @@ out=${out:-$build/loadtest/results}
 mkdir -p "$out"
 
 # The library to preload for allocator $1 ("" for the C library's own).
-preload() {
-    lib=$(awk -v a="$1" '$1 == a && $1 !~ /^#/ { print $2; exit }' "$here/allocators")
-    [ -n "$lib" ] || { echo "giveback.sh: unknown allocator $1 (see $here/allocators)" >&2; exit 2; }
-    [ "$lib" = - ] && return 0
-    lib=$(printf '%s\n' "$lib" | sed "s|@BUILD@|$build|")
-    [ -e "$lib" ] || { echo "giveback.sh: $1: $lib missing" >&2; exit 2; }
-    printf '%s\n' "$lib"
-}
+. "$here/preload.sh"
+preload() { mt_preload "$1" "$build" giveback.sh || exit 2; }
 for a in $allocs; do preload "$a" >/dev/null; done
 
 stamp=$(date -u +%Y%m%d-%H%M%S)
