@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
 # mod_reap: the httpd module (mod_reap.c, mod_reap_status.c,
-# mod_reap_misuse.c, mod_reap_idle.c), its installed
+# mod_reap_misuse.c), its installed
 # header mod_reap.h, Debian-style reap.load/reap.conf, and its tests in
 # tests/httpd/ (with their test module, mod_reap_test.c).
 #
@@ -29,8 +29,7 @@
 #                                 in $(REAP_APR_DIR); skipped, loudly, when it is missing)
 
 MOD_REAP_SRC = $(srcdir)/mod_reap/mod_reap.c $(srcdir)/mod_reap/mod_reap_status.c \
-	$(srcdir)/mod_reap/mod_reap_misuse.c \
-	$(srcdir)/mod_reap/mod_reap_idle.c
+	$(srcdir)/mod_reap/mod_reap_misuse.c
 MOD_REAP_HDR = $(srcdir)/mod_reap/mod_reap.h $(srcdir)/mod_reap/mod_reap_private.h
 MOD_REAP_SO = mod_reap/apxs/.libs/mod_reap.so
 MOD_REAP_TEST_SO = tests/httpd/apxs/.libs/mod_reap_test.so
@@ -39,11 +38,10 @@ MOD_REAP_WARN = -Wc,-std=gnu11 -Wc,-Wall -Wc,-Wextra -Wc,-Wshadow \
 	-Wc,-Wmissing-prototypes -Wc,-Wno-unused-parameter
 MOD_REAP_TESTS = tests/httpd/test_mod_reap_stock.sh tests/httpd/test_mod_reap_reap.sh \
 	tests/httpd/test_mod_reap_misuse.sh tests/httpd/test_mod_reap_limit.sh \
-	tests/httpd/test_mod_reap_idle.sh
+	tests/httpd/test_mod_reap_idle.sh tests/httpd/test_reap_apr_release.sh
 
 include_HEADERS += mod_reap/mod_reap.h
 EXTRA_DIST += mod_reap/mod_reap.c mod_reap/mod_reap_status.c mod_reap/mod_reap_misuse.c \
-	mod_reap/mod_reap_idle.c \
 	mod_reap/mod_reap_private.h mod_reap/reap.load mod_reap/reap.conf \
 	tests/httpd/mod_reap_test.c tests/httpd/httpd_lib.sh tests/httpd/cleanup.sh \
 	$(MOD_REAP_TESTS)
@@ -65,8 +63,7 @@ $(MOD_REAP_SO): $(MOD_REAP_SRC) $(MOD_REAP_HDR) $(REAP_LINK_DIR)/libreap.so
 	cd mod_reap/apxs && $(APXS) -c $(MOD_REAP_WARN) \
 	    -I$(abs_top_srcdir)/libreap/include \
 	    -L$(abs_top_builddir)/$(REAP_LINK_DIR) -lreap $(REAP_APXS_RPATH) \
-	    -o mod_reap.la mod_reap.c mod_reap_status.c mod_reap_misuse.c \
-	    mod_reap_idle.c
+	    -o mod_reap.la mod_reap.c mod_reap_status.c mod_reap_misuse.c
 
 # The test module sees only mod_reap.h, as any module would.
 $(MOD_REAP_TEST_SO): $(srcdir)/tests/httpd/mod_reap_test.c $(srcdir)/mod_reap/mod_reap.h

@@ -58,10 +58,12 @@
  *                               then abort the child, or leave the object
  *                               to its pool and go on (docs/misuse.md says
  *                               why abort is the default).
- *   ReapIdleRelease <time>|Off  server config, default 1 s.  On the
- *                               reap-backed APR, a child that has ended no
- *                               request for this long gives its free
- *                               memory back to the OS (mod_reap_idle.c).
+ *   ReapIdleRelease <time>|Off  server config, default libreap's (1 s, or
+ *                               REAP_IDLE_MS).  On the reap-backed APR,
+ *                               how long a child's allocator must see no
+ *                               call before libreap's release thread gives
+ *                               back all it can; a thin switch onto
+ *                               reap_base_idle_release().
  *   SetHandler reap-status      JSON figures of all children, or a small HTML
  *                               page when the client accepts text/html.
  *   request note reap-peak      the request pool's peak footprint in bytes,
@@ -120,7 +122,7 @@ typedef struct mr_srv_conf {
     int status;                 /* ReapStatus: 1 On, 0 Off, -1 unset (On) */
     int walk;                   /* ReapPoolWalk: 1 On, 0 Off, -1 unset (On) */
     int misuse;                 /* ReapMisuse: MR_MISUSE_* */
-    apr_interval_time_t idle_release; /* ReapIdleRelease; -1 unset (1 s), 0 Off */
+    apr_interval_time_t idle_release; /* ReapIdleRelease; -1 unset (libreap's), 0 Off */
 } mr_srv_conf;
 
 mr_apr_t mr_apr;
@@ -285,8 +287,8 @@ static const command_rec reap_cmds[] = {
                   "pointer): abort (default) the process, or leak the "
                   "object and go on"),
     AP_INIT_TAKE1("ReapIdleRelease", set_idle_release, NULL, RSRC_CONF,
-                  "how long a child must have ended no request before its "
-                  "free memory goes back to the OS (default 1 s; Off)"),
+                  "how long a child's allocator must be quiet before libreap "
+                  "gives all its free memory back to the OS (default 1 s; Off)"),
     {NULL}
 };
 
@@ -424,7 +426,6 @@ static int reap_post_read_request(request_rec *r)
  * post_read_request (a malformed request line, say). */
 static int reap_log_transaction(request_rec *r)
 {
-    mr_idle_request_ended();
     finish_request(first_request(r));
     return DECLINED;
 }
@@ -636,9 +637,10 @@ static void reap_child_init(apr_pool_t *pchild, server_rec *s)
      * long as the child's own pools, whatever the parent does with pconf. */
     if (mr_reap_backed())
         mr_misuse_install(pchild, s, conf->misuse);
-    if (mr_reap_backed() && conf->idle_release != 0)
-        mr_idle_start(pchild, s, conf->idle_release < 0 ? apr_time_from_sec(1)
-                                                        : conf->idle_release);
+    /* libreap's release thread gives memory back by itself; the
+     * directive only sets its quiet interval (0: never a whole trim). */
+    if (mr_reap_backed() && conf->idle_release >= 0)
+        reap_base_idle_release((unsigned long)apr_time_as_msec(conf->idle_release));
     if (status_on)
         mr_child_attach(pchild, s);
 }

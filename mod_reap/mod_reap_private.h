@@ -117,10 +117,6 @@ MR_HIDDEN void mr_track_pool(apr_pool_t *p, const char *tag);
 /** Add one finished request to this child's counters. */
 MR_HIDDEN void mr_request_done(const mr_request_figures_t *f);
 
-/** Take this child's snapshot now (the idle thread, after it gave memory
- *  back, so /reap-status shows what a quiet child keeps). */
-MR_HIDDEN void mr_status_snapshot_now(void);
-
 /** mod_status hook: a section in /server-status, Key: value lines in ?auto. */
 MR_HIDDEN int mr_status_hook(request_rec *r, int flags);
 
@@ -150,14 +146,6 @@ MR_HIDDEN void mr_misuse_pfree(apr_pool_t *p, void *mem, const void *caller);
 /** The module's own state for both files (see mod_reap.c). */
 MR_HIDDEN int mr_reap_backed(void);
 
-/* ---- ReapIdleRelease (mod_reap_idle.c) ---------------------------------------------- */
-
-/** Start the child's idle-release thread, stopped when @p pchild goes. */
-MR_HIDDEN void mr_idle_start(apr_pool_t *pchild, server_rec *s,
-                             apr_interval_time_t interval);
-
-/** Count a request that ended (log_transaction). */
-MR_HIDDEN void mr_idle_request_ended(void);
 /** The top-pools list walks every pool (the APR has apr_pool_walk and
  *  ReapPoolWalk is On); otherwise it shows the pools tracked through hooks. */
 MR_HIDDEN int mr_pools_walked(void);

@@ -485,11 +485,6 @@ static void max_u64(uint64_t *at, uint64_t v)
         ;
 }
 
-void mr_status_snapshot_now(void)
-{
-    refresh(1);
-}
-
 void mr_request_done(const mr_request_figures_t *f)
 {
     mr_req_counters_t *c;

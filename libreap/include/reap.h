@@ -355,7 +355,9 @@ REAP_API void reap_stats_print(const reap_stats_t *s, int json,
     X(os_unmaps, "mappings returned")                                         \
     X(superblocks, "superblocks held by all heaps")                           \
     X(to_global, "superblocks moved to the global heap")                      \
-    X(from_global, "superblocks taken from the global heap")
+    X(from_global, "superblocks taken from the global heap")                  \
+    X(release_trims, "whole trims the release thread made when the process fell quiet") \
+    X(release_returned, "bytes the release thread gave back to the operating system")
 
 typedef struct reap_base_stats {
 #define REAP_STATS_DECLARE_(name, doc) uint64_t name;
@@ -369,13 +371,23 @@ REAP_API void reap_get_base_stats(reap_base_stats_t *out);
 /**
  * Give back to the operating system what the base allocator holds empty
  * and the pages of free blocks inside superblocks still in use, and hand
- * what the calling thread caches back to the shared heaps.  A server may
- * call it when idle (mod_reap's ReapIdleRelease does): memory is also
- * returned without it, after a short decay, but only while threads
- * allocate or free.  It locks every heap in turn; call it when quiet, not
- * on every request.  Thread-safe.
+ * what the calling thread caches back to the shared heaps.  No program
+ * needs to call it: the base allocator's release thread returns freed
+ * memory after a short decay, and calls this itself once the process has
+ * made no allocator call for the idle interval (reap_base_idle_release()).
+ * It locks every heap in turn; call it when quiet, not on every request.
+ * Thread-safe.
  */
 REAP_API void reap_base_trim(void);
+
+/**
+ * Set how long the process must make no call into the base allocator
+ * before its release thread trims everything it can (reap_base_trim()):
+ * @p ms milliseconds, 0 for never (freed memory still goes back after its
+ * decay).  The default is REAP_IDLE_MS, 1000.  mod_reap's ReapIdleRelease
+ * sets it.  Thread-safe.
+ */
+REAP_API void reap_base_idle_release(unsigned long ms);
 
 /**
  * Have every reap_base_trim() call @p fn(@p arg) first, before the base

@@ -121,22 +121,11 @@ uint64_t reap_tree_footprint(reap_t *r, uint64_t *peak)
 
 void reap_get_base_stats(reap_base_stats_t *out) { rp_base_get_stats(out); }
 
-static void (*trim_hook)(void *);
-static void *trim_hook_arg;
+void reap_base_on_trim(void (*fn)(void *arg), void *arg) { rp_base_on_trim(fn, arg); }
 
-void reap_base_on_trim(void (*fn)(void *arg), void *arg)
-{
-    __atomic_store_n(&trim_hook_arg, arg, __ATOMIC_RELAXED);
-    __atomic_store_n(&trim_hook, fn, __ATOMIC_RELEASE);
-}
+void reap_base_trim(void) { rp_base_trim(); }
 
-void reap_base_trim(void)
-{
-    void (*fn)(void *) = __atomic_load_n(&trim_hook, __ATOMIC_ACQUIRE);
-    if (fn)
-        fn(__atomic_load_n(&trim_hook_arg, __ATOMIC_RELAXED));
-    rp_base_trim();
-}
+void reap_base_idle_release(unsigned long ms) { rp_base_idle_release(ms); }
 
 void reap_base_wait_begin(void) { rp_base_wait_begin(); }
 

@@ -17,6 +17,9 @@
 #
 #   configurations  stock      Debian's libapr-1
 #                   reap       the reap-backed APR (apr-patch/)
+#                   reap-nomod the reap-backed APR without mod_reap: what
+#                              every other program on that APR gets (the
+#                              give-back is libreap's own, issue 48)
 #                   stock-sym  stock APR built with symbols from the same
 #                              source (loadtest/wrk/stock-apr-sym.sh), for
 #                              --perf record: Debian's library is stripped
@@ -42,7 +45,7 @@
 # missing.  Speed is measured and printed, never asserted.
 #
 # usage: loadtest/h2/run.sh [--quick] [--estimate] [--build DIR] [--out DIR]
-#            [--reps N] [--configs "stock reap"] [--protocols "h2c tls"]
+#            [--reps N] [--configs "stock reap reap-nomod"] [--protocols "h2c tls"]
 #            [--maxmemfree "default 128"] [--requests N] [--clients C]
 #            [--streams M] [--rps R] [--bursts B] [--idle S] [--threads T] [--pin]
 #            [--perf stat|record] [--keep] [--max-idle-ratio R]
@@ -66,8 +69,8 @@
 #               run (perf report --no-children) go to <out>/h2-<stamp>-perf/
 #   --keep      keep the work directory (server logs, h2load output, and at
 #               idle each apache2 process's smaps and /reap-status?json)
-#   --max-idle-ratio R  fail when, for some protocol and MaxMemFree, the
-#               reap-backed APR's median idle RSS is above R times stock's
+#   --max-idle-ratio R  fail when, for some protocol, MaxMemFree and reap
+#               configuration, the median idle RSS is above R times stock's
 #               (a memory check with a margin, for the test tier: the
 #               give-back of issue 25 regressing shows as 2-4x stock)
 # The build directory (default: the current directory when it holds
@@ -87,7 +90,7 @@ top=$(cd "$here/../.." && pwd)
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 QUICK=0 ESTIMATE=0 PIN=0 KEEP=0 PERF= MAX_IDLE_RATIO=
 BUILD=${MR_BUILDDIR:-} OUT='' REPS='' REQUESTS='' CLIENTS=64 STREAMS=10 RPS= BURSTS=3 IDLE=6
-CONFIGS="stock reap" PROTOCOLS="h2c tls" MAXMEMFREE="default 128"
+CONFIGS="stock reap reap-nomod" PROTOCOLS="h2c tls" MAXMEMFREE="default 128"
 # The event MPM: 3 children (httpd's StartServers) of C + 32 threads.  When
 # every worker of a child is busy, the event MPM closes that child's idle
 # keep-alive connections ("All workers are busy or dying, will shutdown N
@@ -187,20 +190,23 @@ if [ "$PIN" = 1 ]; then
     H2LOAD=(taskset -c 1 h2load)
 fi
 
-# config_set <name>: C_APR, the libapr-1 directory ("" for Debian's).
+# config_set <name>: C_APR, the libapr-1 directory ("" for Debian's), and
+# C_MODREAP, 1 when the server loads mod_reap.
 config_set() {
+    C_MODREAP=1
     case $1 in
     stock) C_APR= ;;
     reap) C_APR=$REAP_APR_LIB ;;
+    reap-nomod) C_APR=$REAP_APR_LIB C_MODREAP=0 ;;
     stock-sym) C_APR=$BUILD/apr-stock-sym/install/lib ;;
     stock-malloc) C_APR=$BUILD/apr-stock-malloc/install/lib ;;
     *) return 1 ;;
     esac
 }
 for c in $CONFIGS; do
-    config_set "$c" || { echo "run.sh: unknown configuration $c (stock, reap, stock-sym, stock-malloc)" >&2; exit 2; }
+    config_set "$c" || { echo "run.sh: unknown configuration $c (stock, reap, reap-nomod, stock-sym, stock-malloc)" >&2; exit 2; }
     case $c in
-    reap)
+    reap | reap-nomod)
         nm -D "$REAP_APR_LIB/libapr-1.so.0" 2>/dev/null | grep -q ' T apr_pfree$' || {
             echo "run.sh: no reap-backed APR at $REAP_APR_LIB (make apr-build)" >&2
             exit 1
@@ -265,10 +271,10 @@ esac
 
 # Printed by httpd_lib.sh's mr_write_conf for the run's C_PROTO and C_MMF.
 h2_site() {
-    cat <<EOF
-LoadModule http2_module $MOD_HTTP2
+    echo "LoadModule http2_module $MOD_HTTP2"
+    echo "Protocols h2c http/1.1"
+    [ "$C_MODREAP" = 0 ] || cat <<EOF
 LoadModule reap_module $MR_MOD_REAP
-Protocols h2c http/1.1
 <Location /reap-status>
     SetHandler reap-status
 </Location>
@@ -385,6 +391,7 @@ keep_idle_memory() {
         { echo "== $p $(tr '\0' ' ' </proc/$p/cmdline)"; cat "/proc/$p/smaps_rollup"; } >>"$RUN/idle-smaps" 2>/dev/null
         cat "/proc/$p/smaps" >"$RUN/idle-smaps-$p" 2>/dev/null
     done
+    [ "$C_MODREAP" = 1 ] || return 0
     curl -s "${curlopt[@]}" -o "$RUN/idle-reap-status.json" "${url%/*}/reap-status?json" 2>/dev/null
 }
 
@@ -500,7 +507,7 @@ for ((i = 0; i < NRUNS; i++)); do
         continue
     fi
     config_set "$c"
-    echo "$p,$m,$c,$([ "$c" = reap ] && echo reap || echo stock),$r,$(cat "$RUN/row")" >>"$CSV"
+    echo "$p,$m,$c,$(case $c in reap*) echo reap ;; *) echo stock ;; esac),$r,$(cat "$RUN/row")" >>"$CSV"
     cat "$RUN/rss.csv" >>"$RSSCSV"
     tail -1 "$CSV" | awk -F, -v i=$((i + 1)) -v n="$NRUNS" -v el="$el" '{
         printf "[%2d/%d %02d:%02d] %-3s MaxMemFree=%-7s %-9s #%s %8.0f req/s (%s)  CPU %6.1f us/req  RSS peak %6.1f MB  idle %6.1f MB\n",
@@ -548,18 +555,20 @@ END {
     }
 }' "$CSV" >"$SUMMARY"
 
-# ratios: "protocol maxmemfree req/s peak idle cpu", reap / stock (the first
-# configuration that is not reap stands for stock).
+# ratios: "protocol maxmemfree config req/s peak idle cpu", each reap
+# configuration (reap, reap-nomod) / stock (the first configuration that is
+# not a reap one stands for stock).
 ratios() {
-    awk -F, -v base="$(for c in $CONFIGS; do [ "$c" = reap ] || { echo "$c"; break; }; done)" '
+    awk -F, -v base="$(for c in $CONFIGS; do case $c in reap*) ;; *) echo "$c"; break ;; esac; done)" '
     NR == 1 { next }
     { k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+      if ($3 ~ /^reap/ && !($3 in isreap)) { isreap[$3] = 1; reaps[++nr] = $3 }
       rps[k, $3] = $5; peak[k, $3] = $8; idle[k, $3] = $11; cpu[k, $3] = $16 }
     function r(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "-" }
-    END { for (i = 1; i <= n; i++) { k = order[i]
-              if (!((k, "reap") in rps) || !((k, base) in rps)) continue
-              print k, r(rps[k, "reap"], rps[k, base]), r(peak[k, "reap"], peak[k, base]),
-                  r(idle[k, "reap"], idle[k, base]), r(cpu[k, "reap"], cpu[k, base]) } }' "$SUMMARY"
+    END { for (i = 1; i <= n; i++) for (j = 1; j <= nr; j++) { k = order[i]; c = reaps[j]
+              if (!((k, c) in rps) || !((k, base) in rps)) continue
+              print k, c, r(rps[k, c], rps[k, base]), r(peak[k, c], peak[k, base]),
+                  r(idle[k, c], idle[k, base]), r(cpu[k, c], cpu[k, base]) } }' "$SUMMARY"
 }
 
 # ---- Markdown --------------------------------------------------------------------
@@ -572,7 +581,7 @@ MD=$BASE.md
     echo "Load average at the start: $LOAD_START (a shared machine: compare configurations within one run)."
     echo
     echo "Mode: $([ "$QUICK" = 1 ] && echo quick || echo full); $NRUNS runs in $((ELAPSED / 60)) min $((ELAPSED % 60)) s;" \
-        "event MPM, $SERVERS children x $THREADS threads, mod_http2 and mod_reap; a 4 KiB static file;" \
+        "event MPM, $SERVERS children x $THREADS threads, mod_http2, and mod_reap but in reap-nomod; a 4 KiB static file;" \
         "$BURSTS bursts of \`h2load -n $REQUESTS -c $CLIENTS -m $STREAMS${RPS:+ --rps $RPS}\` a run; $REPS repeat(s), configurations in alternation$([ "$PIN" = 1 ] && echo "; pinned: apache2 on CPU 0, h2load on CPU 1")."
     echo "Figures are medians over the repeats, with the spread (min-max) in brackets."
     echo "RSS is summed over every apache2 process (the parent and the children): peak is the sum of their VmHWM after the bursts,"
@@ -591,9 +600,9 @@ MD=$BASE.md
     echo
     echo "## reap ÷ stock (ratios of the medians)"
     echo
-    echo "| protocol | MaxMemFree | req/s | peak RSS | idle RSS | CPU µs/req |"
-    echo "|---|---|---:|---:|---:|---:|"
-    ratios | awk '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }'
+    echo "| protocol | MaxMemFree | config | req/s | peak RSS | idle RSS | CPU µs/req |"
+    echo "|---|---|---|---:|---:|---:|---:|"
+    ratios | awk '{ printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7 }'
     if [ "$PERF" = stat ]; then
         echo
         echo "## perf stat over the bursts, per request (medians)"
@@ -651,8 +660,8 @@ fi
 
 say
 say "done: $NRUNS runs in $((ELAPSED / 60)) min $((ELAPSED % 60)) s (estimate was ~$((EST_S / 60)) min $((EST_S % 60)) s)"
-say "reap / stock, ratios of the medians (protocol, MaxMemFree: req/s, peak RSS, idle RSS, CPU per request):"
-ratios | awk '{ printf "  %-3s MaxMemFree %-7s req/s %s  peak %s  idle %s  CPU %s\n", $1, $2, $3, $4, $5, $6 }'
+say "reap / stock, ratios of the medians (protocol, MaxMemFree, config: req/s, peak RSS, idle RSS, CPU per request):"
+ratios | awk '{ printf "  %-3s MaxMemFree %-7s %-10s req/s %s  peak %s  idle %s  CPU %s\n", $1, $2, $3, $4, $5, $6, $7 }'
 [ -z "$COMPARE" ] || printf '%s\n' "$COMPARE"
 say "results: $CSV"
 say "         $SUMMARY"
@@ -662,12 +671,12 @@ say "         $BASE-rss.png ($RSSCSV)"
 [ "$(wc -l <"$CSV")" -gt 1 ] || fail "no run produced a CSV row"
 if [ -n "$MAX_IDLE_RATIO" ]; then
     checked=0
-    while read -r p m _ _ idle _; do
+    while read -r p m c _ _ idle _; do
         checked=$((checked + 1))
         if awk -v r="$idle" -v max="$MAX_IDLE_RATIO" 'BEGIN { exit !(r == "-" || r > max) }'; then
-            fail "$p MaxMemFree $m: idle RSS reap / stock is $idle, above $MAX_IDLE_RATIO"
+            fail "$p MaxMemFree $m: idle RSS $c / stock is $idle, above $MAX_IDLE_RATIO"
         else
-            say "$p MaxMemFree $m: idle RSS reap / stock $idle, within $MAX_IDLE_RATIO"
+            say "$p MaxMemFree $m: idle RSS $c / stock $idle, within $MAX_IDLE_RATIO"
         fi
     done < <(ratios)
     [ "$checked" -gt 0 ] || fail "--max-idle-ratio: no point ran both reap and stock"

@@ -6,8 +6,9 @@
 # alive and idle after their frees and with them exiting, REPS rounds in
 # one run, the allocators in an order that rotates from round to round.
 # Prints the medians over the rounds (RSS before, at the peak, at 0, 0.1,
-# 0.5 and 1 s of the idle and after it (the 2 s sample is in the CSV), and after / the smallest "after"
-# of the allocators other than reap) and writes giveback-<stamp>.csv
+# 0.5 and 1 s of the idle and after it (the 2 s sample is in the CSV),
+# after / the smallest "after" of the allocators other than reap, and
+# after / glibc's) and writes giveback-<stamp>.csv
 # (every run) and giveback-<stamp>.txt (the table) under the output
 # directory.  REAP_* variables in the environment reach libreap-malloc.so
 # (and nobody else): `REAP_RETAIN_MAX=4m loadtest/mt/giveback.sh`.
@@ -53,14 +54,8 @@ out=${out:-$build/loadtest/results}
 mkdir -p "$out"
 
 # The library to preload for allocator $1 ("" for the C library's own).
-preload() {
-    lib=$(awk -v a="$1" '$1 == a && $1 !~ /^#/ { print $2; exit }' "$here/allocators")
-    [ -n "$lib" ] || { echo "giveback.sh: unknown allocator $1 (see $here/allocators)" >&2; exit 2; }
-    [ "$lib" = - ] && return 0
-    lib=$(printf '%s\n' "$lib" | sed "s|@BUILD@|$build|")
-    [ -e "$lib" ] || { echo "giveback.sh: $1: $lib missing" >&2; exit 2; }
-    printf '%s\n' "$lib"
-}
+. "$here/preload.sh"
+preload() { mt_preload "$1" "$build" giveback.sh || exit 2; }
 for a in $allocs; do preload "$a" >/dev/null; done
 
 stamp=$(date -u +%Y%m%d-%H%M%S)
@@ -117,7 +112,8 @@ END {
         printf "\nthreads %-6s", modes[m] ":"
         for (i = 8; i <= ncol; i++) if (col[i] != "rss_2s_kb") {
             h = col[i]; sub(/_kb$/, "", h); sub(/^rss_/, "", h); printf " %9s", h }
-        printf " | after/%s\n", best == "" ? "best peer" : best
+        printf " | after/best peer (%s), after/glibc\n", best == "" ? "-" : best
+        gk = modes[m] SUBSEP "glibc" SUBSEP ncol
         for (j = 1; j <= na; j++) {
             printf "  %-12s", a[j]
             for (i = 8; i <= ncol; i++) if (col[i] != "rss_2s_kb") {
@@ -125,7 +121,9 @@ END {
                 if (cnt[k]) printf " %9d", median(k); else printf " %9s", "-"
             }
             k = modes[m] SUBSEP a[j] SUBSEP ncol
-            if (best != "" && median(best_k) > 0) printf " | %6.2f", median(k) / median(best_k)
+            printf " |"
+            if (best != "" && median(best_k) > 0) printf " %6.2f", median(k) / median(best_k); else printf " %6s", "-"
+            if (cnt[gk] && median(gk) > 0) printf " %11.2f", median(k) / median(gk); else printf " %11s", "-"
             printf "\n"
         }
     }

@@ -28,4 +28,5 @@ loadtest_mt_shbench_SOURCES = loadtest/mt/shbench.c loadtest/mt/bench.h
 loadtest_mt_shbench_CFLAGS = $(MT_CFLAGS)
 loadtest_mt_giveback_SOURCES = loadtest/mt/giveback.c loadtest/mt/bench.h
 loadtest_mt_giveback_CFLAGS = $(MT_CFLAGS)
-EXTRA_DIST += loadtest/mt/run.sh loadtest/mt/giveback.sh loadtest/mt/alternate.py loadtest/mt/allocators
+EXTRA_DIST += loadtest/mt/run.sh loadtest/mt/giveback.sh loadtest/mt/alternate.py loadtest/mt/allocators \
+	loadtest/mt/mimalloc-bench.sh loadtest/mt/preload.sh

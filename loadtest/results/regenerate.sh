@@ -5,7 +5,7 @@
 #   loadtest/results/regenerate.sh [--list] [BUILD_DIR] [NAME...]
 #
 # NAME is one of: reapbench mt giveback wrk-bc wrk-static wrk-peak
-# wrk-peak-event profile h2 h2-equal h2-profile soak bc (default: all of
+# wrk-peak-event profile h2 h2-equal h2-nomod h2-profile soak bc (default: all of
 # them, in that order; about 3 hours on 2 cores).  BUILD_DIR is the
 # build directory of ./quickstart [<source>/build], with the reap-backed
 # APR in BUILD_DIR/install/apr.  --list prints each name, the kept files
@@ -25,7 +25,7 @@ runs() {
     cat <<'EOF'
 reapbench|reapbench-summary.csv|loadtest/reapbench.sh "$build"
 mt|mt-20261124-102311.*, mt-20261124-102311-runs.csv, -rss.*|REPS=15 loadtest/mt/run.sh "$build"
-giveback|giveback-20261125-225211.*|loadtest/mt/giveback.sh --reps 5 --out loadtest/results "$build"
+giveback|giveback-20261128-095559.*|loadtest/mt/giveback.sh --reps 5 --out loadtest/results "$build"
 wrk-bc|wrk-20261122-221153.*|loadtest/wrk/run.sh --build "$build" --scenarios "small medium mix"
 wrk-static|wrk-20261123-150914.*, wrk-20261123-204318.* and the CSVs pool.py reads|loadtest/wrk/run.sh --build "$build" --scenarios static --configs "stock reap" --reps 40
 wrk-peak|wrk-20261127-213333.* (worker MPM)|loadtest/wrk/run.sh --build "$build" --scenarios static --configs "stock reap" --threads "1 16 64" --reps 10 --duration 4
@@ -33,6 +33,7 @@ wrk-peak-event|wrk-20261127-213955.* (event MPM)|loadtest/wrk/run.sh --build "$b
 profile|profile/profile-20261127-223108.md, -223143.md|loadtest/wrk/profile.sh --build "$build"
 h2|h2-20261127-090235.*|loadtest/h2/run.sh --build "$build" --out loadtest/results --reps 3
 h2-equal|h2-20261127-090814.*|loadtest/h2/run.sh --build "$build" --out loadtest/results --rps 50
+h2-nomod|h2-20261128-100847.*|loadtest/h2/run.sh --build "$build" --out loadtest/results --reps 2
 h2-profile|h2-20261125-231012.* (of 61d8858)|loadtest/h2/run.sh --build "$build" --reps 5
 soak|soak-20261122-152641.*|loadtest/soak/soak.sh "$build"
 bc|(none: docs/benchmarks.md, "bc")|loadtest/bc-bench.sh "$build/modules/mod_bc/reap-bc"
@@ -49,7 +50,7 @@ if [ $# -gt 0 ] && [ -d "$1" ]; then
     build=$(cd "$1" && pwd)
     shift
 fi
-names=${*:-"reapbench mt giveback wrk-bc wrk-static wrk-peak wrk-peak-event profile h2 h2-equal h2-profile soak bc"}
+names=${*:-"reapbench mt giveback wrk-bc wrk-static wrk-peak wrk-peak-event profile h2 h2-equal h2-nomod h2-profile soak bc"}
 
 if [ "$list" = 1 ]; then
     runs | while IFS='|' read -r name files cmd; do

@@ -25,7 +25,7 @@ HOARD_TEST_LDADD = libreap/libreap_hoard.la $(CMOCKA_LIBS)
 HOARD_TESTS = tests/base/test_sizeclass tests/base/test_superblock \
 	tests/base/test_heap tests/base/test_large tests/base/test_release \
 	tests/base/test_stress tests/base/test_tcache tests/base/test_space \
-	tests/base/test_addrmap
+	tests/base/test_addrmap tests/base/test_release_thread
 tests_base_test_sizeclass_CFLAGS = $(HOARD_TEST_CFLAGS)
 tests_base_test_sizeclass_LDADD = $(HOARD_TEST_LDADD)
 tests_base_test_superblock_CFLAGS = $(HOARD_TEST_CFLAGS)
@@ -44,6 +44,8 @@ tests_base_test_space_CFLAGS = $(HOARD_TEST_CFLAGS)
 tests_base_test_space_LDADD = $(HOARD_TEST_LDADD)
 tests_base_test_addrmap_CFLAGS = $(HOARD_TEST_CFLAGS)
 tests_base_test_addrmap_LDADD = $(HOARD_TEST_LDADD)
+tests_base_test_release_thread_CFLAGS = $(HOARD_TEST_CFLAGS)
+tests_base_test_release_thread_LDADD = $(HOARD_TEST_LDADD)
 check_PROGRAMS += $(HOARD_TESTS)
 FAST_TESTS += $(HOARD_TESTS)
 endif

@@ -8,10 +8,15 @@
  * interior pointer also "block=%p") on stdout and flushes, so the script can build the exact report it
  * expects.  If the process survives (REAP_MISUSE=report), it checks the
  * allocator still hands out distinct blocks and prints "ok".
- * `misuse_probe close-stderr` does nothing wrong: it closes stderr and
+ * The frees of pointers the allocator never handed out (stack, alloca,
+ * static, wild, far, unborn, inside a large block) must be reported, not
+ * fault inside the allocator.  `misuse_probe zero` frees a malloc(0)
+ * twice, which is no misuse; with PROBE_TOUCH it then writes one, which
+ * faults.  `misuse_probe close-stderr` does nothing wrong: it closes stderr and
  * exits, as sort does, for REAP_STATS_FILE.  Built without libreap: the
  * allocator comes from LD_PRELOAD only.
  */
+#include <alloca.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,7 @@
 #include <unistd.h>
 
 static void *volatile sink; /* keeps the compiler from seeing the misuse */
+static char static_buf[64];
 
 static void announce(const void *p)
 {
@@ -124,6 +130,59 @@ int main(int argc, char **argv)
             printf("the large block was handed out twice\n");
             return 1;
         }
+    } else if (strcmp(c, "stack") == 0 || strcmp(c, "alloca") == 0) {
+        char local[64];
+        char *q = strcmp(c, "stack") == 0 ? local : alloca(100);
+        announce(q);
+        sink = q;
+        free(sink);
+    } else if (strcmp(c, "static") == 0) {
+        announce(static_buf);
+        sink = static_buf;
+        free(sink);
+    } else if (strcmp(c, "wild") == 0) {
+        announce((void *)1);
+        sink = (void *)1;
+        free(sink);
+    } else if (strcmp(c, "far") == 0) {
+        char *q = p + (1ul << 30); /* 1 GiB past a block: nobody's, or unmapped */
+        announce(q);
+        sink = q;
+        free(sink);
+    } else if (strcmp(c, "unborn") == 0) {
+        /* a block start of p's superblock that nobody was handed: past
+         * what the first refills carved (p is among the superblock's
+         * first blocks, well inside its 64 KiB) */
+        char *q = p + 16384 / 48 * 48; /* 40 bytes are a block of 48 */
+        announce(q);
+        sink = q;
+        free(sink);
+    } else if (strcmp(c, "large-interior") == 0 || strcmp(c, "large-far-interior") == 0) {
+        char *l = malloc(1 << 20);
+        printf("block=%p\n", (void *)l);
+        char *q = l + (strcmp(c, "large-interior") == 0 ? 4096 : 700000);
+        announce(q);
+        sink = q;
+        free(sink);
+    } else if (strcmp(c, "large-underflow") == 0) {
+        char *l = malloc(1 << 20);
+        announce(l);
+        ((volatile char *)l)[-1] ^= 'A';
+        sink = l;
+        free(sink);
+    } else if (strcmp(c, "zero") == 0) {
+        /* malloc(0): freed quietly, twice even; a write faults */
+        char *z = malloc(0);
+        announce(z);
+        sink = z;
+        free(sink);
+        free(sink);
+        if (malloc_usable_size(z) != 0 || realloc(z, 10) == NULL) {
+            printf("malloc(0) is not a zero-size block\n");
+            return 1;
+        }
+        if (getenv("PROBE_TOUCH"))
+            *(volatile char *)malloc(0) = 1;
     } else if (strcmp(c, "close-stderr") == 0) {
         for (int i = 0; i < 100; i++)
             sink = malloc(100);
@@ -132,7 +191,9 @@ int main(int argc, char **argv)
         close(2);
         return 0;
     } else {
-        fprintf(stderr, "usage: misuse_probe double-free|interior|foreign|realloc-freed|large-double-free|close-stderr\n");
+        fprintf(stderr, "usage: misuse_probe double-free|interior|foreign|realloc-freed|large-double-free|"
+                        "parked-double-free|stack|alloca|static|wild|far|unborn|large-interior|"
+                        "large-far-interior|large-underflow|zero|close-stderr\n");
         return 2;
     }
     if (!still_sound(40) || !still_sound(size))

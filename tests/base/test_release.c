@@ -35,6 +35,9 @@ static int setup(void **state)
     setenv("REAP_K", "2", 1);
     setenv("REAP_DECAY_MS", "0", 1);
     setenv("REAP_RETAIN_MAX", "1g", 1);
+    /* the in-line clocks alone: these tests change rp_hd_opt as they go,
+     * which the release thread reads (test_release_thread.c tests it) */
+    setenv("REAP_RELEASE", "off", 1);
     rp_hd_init();
     return 0;
 }

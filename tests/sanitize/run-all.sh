@@ -138,8 +138,12 @@ for cfg in $configs; do
         # stack of a stats reader's old read ("failed to restore the
         # stack"), so a documented race (tsan.supp) was reported about
         # once in 60 runs of tests/integration/test_threads.
+        # die_after_fork=0: libreap starts its release thread in a forked
+        # child whose parent ran one (release.c, as jemalloc's background
+        # thread survives fork), which TSan refuses by default after a
+        # fork of a multithreaded process.
         BC_CORPUS_SKIP=recursion.bc \
-        TSAN_OPTIONS="halt_on_error=1:history_size=7:suppressions=$src/tests/sanitize/tsan.supp:${TSAN_OPTIONS:-}" \
+        TSAN_OPTIONS="halt_on_error=1:history_size=7:die_after_fork=0:suppressions=$src/tests/sanitize/tsan.supp:${TSAN_OPTIONS:-}" \
             make -k -j"$jobs" check check_PROGRAMS="$progs" TESTS="$tests" >check.log 2>&1
         ;;
     esac

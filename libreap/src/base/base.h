@@ -17,8 +17,12 @@
  *   - rp_base_usable(size) is the size rp_base_alloc really reserves for a
  *     request of size (>= size); callers may use all of it and must pass the
  *     same size they asked for to rp_base_free().
- *   - rp_base_trim() gives back what the calling thread caches and what the
- *     allocator holds empty; after it, in_use counts only blocks handed out.
+ *   - rp_base_trim() calls the hook set with rp_base_on_trim() (a cache in
+ *     front of the allocator hands back what nobody uses), then gives back
+ *     what the calling thread caches and what the allocator holds empty;
+ *     after it, in_use counts only blocks handed out.  The allocator's
+ *     release thread calls it by itself once the process falls quiet for
+ *     rp_base_idle_release() ms (release.c).
  *   - rp_base_wait_begin()/_end() bracket a wait for work, during which
  *     rp_base_trim() in another thread may flush the caller's cache.
  *   - rp_base_block_of(p, &size) returns the start of the block holding p
@@ -52,6 +56,8 @@ size_t rp_base_usable(size_t size);
 void *rp_base_block_of(const void *p, size_t *size);
 void rp_base_get_stats(rp_base_stats_t *out);
 void rp_base_trim(void);
+void rp_base_on_trim(void (*fn)(void *arg), void *arg);
+void rp_base_idle_release(size_t ms);
 void rp_base_wait_begin(void);
 void rp_base_wait_end(void);
 

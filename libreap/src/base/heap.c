@@ -250,9 +250,19 @@ static rp_hd_sb_t *find_space(rp_hd_heap_t *h, uint32_t cls)
 /* Blocks never handed out from sb (its bump space). */
 static size_t unbumped(const rp_hd_sb_t *sb) { return (size_t)(sb->end - sb->bump) / sb->size; }
 
+/* An operation of h (locked), for the release thread: counted, and the
+ * thread woken if it sleeps (release.c). */
+static void note_op(rp_hd_heap_t *h)
+{
+    atomic_store_explicit(&h->ops, atomic_load_explicit(&h->ops, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    rp_hd_release_wake();
+}
+
 /* Counts k blocks just taken from sb (unfiled) and files it again. */
 static void took(rp_hd_heap_t *h, rp_hd_sb_t *sb, size_t k)
 {
+    note_op(h);
     sb->used += (uint32_t)k;
     RP_ASSERT(sb->used <= sb->nblocks && sb->bump <= sb->end);
     count_use(h, sb, (long)k);
@@ -306,11 +316,13 @@ size_t rp_hd_heap_take_chain(rp_hd_heap_t *h, uint32_t cls, size_t n, size_t who
             sb->free = *(void **)p;
             link = (void **)p;
         }
-        for (; got < n && sb->bump < sb->end; got++) {
-            *link = sb->bump;
-            link = (void **)sb->bump;
-            sb->bump += sb->size;
+        char *bump = sb->bump;
+        for (; got < n && bump < sb->end; got++) {
+            *link = bump;
+            link = (void **)bump;
+            bump += sb->size;
         }
+        rp_hd_sb_set_bump(sb, bump);
         if (got < n && atomic_load_explicit(&sb->parked, memory_order_relaxed))
             got += unpark(sb, n - got, &link);
         took(h, sb, got - before);
@@ -329,7 +341,7 @@ size_t rp_hd_heap_take_range(rp_hd_heap_t *h, uint32_t cls, size_t n, char **sta
     size_t k = n < room ? n : room;
     unfile_sb(h, sb);
     *start = sb->bump;
-    sb->bump += k * sb->size;
+    rp_hd_sb_set_bump(sb, sb->bump + k * sb->size);
     took(h, sb, k);
     return k;
 }
@@ -340,6 +352,7 @@ size_t rp_hd_heap_take_range(rp_hd_heap_t *h, uint32_t cls, size_t n, char **sta
 static void gave(rp_hd_heap_t *h, rp_hd_sb_t *sb, uint32_t n)
 {
     RP_ASSERT(n <= sb->used);
+    note_op(h);
     sb->used -= n;
     count_use(h, sb, -(long)n);
     h->dirty |= (uint64_t)1 << sb->cls;
@@ -365,7 +378,7 @@ void rp_hd_heap_give_range(rp_hd_heap_t *h, rp_hd_sb_t *sb, char *start, char *e
         return;
     unfile_sb(h, sb);
     if (sb->bump == end) { /* the superblock's last carve: bump back over it */
-        sb->bump = start;
+        rp_hd_sb_set_bump(sb, start);
     } else {
         char *last = end - sb->size;
         for (char *p = start; p < last; p += sb->size)
@@ -613,6 +626,24 @@ void rp_hd_heap_trim(void)
     for (uint32_t i = 1; i <= rp_hd_nheaps; i++)
         shed_empties(&rp_hd_heaps[i], true);
     global_give_back(true);
+}
+
+bool rp_hd_heap_decay(void)
+{
+    bool pending = false;
+    for (uint32_t i = 1; i <= rp_hd_nheaps; i++) {
+        rp_hd_heap_t *h = &rp_hd_heaps[i];
+        pthread_mutex_lock(&h->lock);
+        shed_stale_empties(h);
+        pending |= h->nempty > rp_hd_opt.k_slack;
+        pthread_mutex_unlock(&h->lock);
+    }
+    rp_hd_heap_t *g = global_heap();
+    pthread_mutex_lock(&g->lock);
+    release_excess(g, false);
+    pending |= g->nempty > rp_hd_opt.retain_bytes / sb_bytes();
+    pthread_mutex_unlock(&g->lock);
+    return pending;
 }
 
 void rp_hd_free_range(rp_hd_sb_t *sb, char *start, char *end)

@@ -46,10 +46,12 @@ static void fork_prepare(void)
     rp_hd_heaps_lock_all();
     rp_hd_large_fork(0);
     rp_hd_space_fork(0); /* a leaf: taken under the others */
+    rp_hd_release_fork(0);
 }
 
 static void fork_parent(void)
 {
+    rp_hd_release_fork(1);
     rp_hd_space_fork(1);
     rp_hd_large_fork(1);
     rp_hd_heaps_unlock_all(false);
@@ -62,6 +64,7 @@ static void fork_child(void)
     rp_hd_large_fork(2);
     rp_hd_heaps_unlock_all(true);
     rp_hd_tcache_fork(2);
+    rp_hd_release_fork(2); /* last: it may start the child's thread, which allocates */
 }
 
 void rp_hd_init(void)
@@ -74,9 +77,11 @@ void rp_hd_init(void)
         rp_hd_sb_keys_init();
         rp_hd_sb_mask = ~(rp_hd_opt.sb_size - 1);
         rp_hd_map_init();
+        rp_hd_os_region_init();
         rp_hd_sc_init(rp_hd_opt.sb_size);
         rp_hd_heaps_init();
         rp_hd_tcache_init();
+        rp_hd_release_init();
         atomic_store_explicit(&rp_hd_once.ready, 1, memory_order_release);
         /* after `ready': registering may itself call malloc */
         pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -88,9 +93,13 @@ void rp_hd_init(void)
 
 /* ---- small blocks ---------------------------------------------------------------- */
 
+/* The allocator's growth is where the release thread starts (release.c):
+ * an allocation's slow path, no lock held. */
 __attribute__((noinline)) static void *small_refill(uint32_t cls)
 {
-    return rp_hd_tcache_refill(rp_hd_tcache_get(), cls);
+    void *p = rp_hd_tcache_refill(rp_hd_tcache_get(), cls);
+    rp_hd_release_maybe_start();
+    return p;
 }
 
 static inline void *small_alloc(uint32_t cls)
@@ -103,8 +112,10 @@ static inline void *small_alloc(uint32_t cls)
 
 /* ---- misuse ----------------------------------------------------------------------- */
 
-/* What a pointer passed to free or realloc is (classify). */
-enum { LIVE, FREED, FOREIGN, INTERIOR };
+/* What a pointer passed to free or realloc is (classify): ZERO is a
+ * malloc(0)'s (zero.c), CORRUPT a large object whose guard bytes were
+ * overwritten. */
+enum { LIVE, FREED, FOREIGN, INTERIOR, ZERO, CORRUPT };
 
 /* One line on stderr naming the misuse and the pointer (and, for an
  * interior pointer, its block), then abort unless REAP_MISUSE=report. */
@@ -116,6 +127,9 @@ RP_COLD static void misuse(const char *op, int what, const void *p, const void *
         rp_line_str(&l, op[0] == 'f' ? "double free of " : op);
         if (op[0] != 'f')
             rp_line_str(&l, " of a freed pointer ");
+    } else if (what == CORRUPT) {
+        rp_line_str(&l, op);
+        rp_line_str(&l, " of a block whose guard bytes before it were overwritten: ");
     } else {
         rp_line_str(&l, op);
         rp_line_str(&l, what == INTERIOR ? " of an interior pointer " : " of a pointer it did not hand out: ");
@@ -163,17 +177,26 @@ RP_COLD static bool block_free(rp_hd_sb_t *sb, const void *b)
     return found;
 }
 
-/* What p is, with the start of its block or large object in *block.
- * Reads the header p's address points to, as free() does. */
-static int classify(const void *p, void **block)
+/* What p is, with the header of its granule in *hdr (NULL when the
+ * allocator holds no memory there) and the start of its block or large
+ * object in *block.  The address map says first whether the header may
+ * be read (addrmap.c): a stack, static, far or wild pointer is FOREIGN
+ * without a read at it, and an interior pointer of a large object finds
+ * the object's header through the map. */
+static int classify(const void *p, rp_hd_sb_t **hdr, void **block)
 {
-    rp_hd_sb_t *sb = rp_hd_hdr(p);
+    rp_hd_sb_t *sb = (rp_hd_sb_t *)rp_hd_map_header((const char *)p - 1);
+    *hdr = sb;
     *block = NULL;
+    if (sb == NULL)
+        return rp_hd_zero_has(p) ? ZERO : FOREIGN;
     if (sb->magic == RP_HD_LARGE_MAGIC || sb->magic == RP_HD_CACHED_MAGIC) {
         *block = sb->end - sb->usable;
         if (p != *block)
             return INTERIOR;
-        return sb->magic == RP_HD_LARGE_MAGIC ? LIVE : FREED;
+        if (sb->magic == RP_HD_CACHED_MAGIC)
+            return FREED;
+        return rp_hd_large_guard_ok(p) ? LIVE : CORRUPT;
     }
     if (sb->magic != RP_HD_SB_MAGIC)
         return FOREIGN;
@@ -194,9 +217,10 @@ static int classify(const void *p, void **block)
 
 bool rp_hoard_check(const void *p, const char *op)
 {
+    rp_hd_sb_t *sb;
     void *block;
-    int what = classify(p, &block);
-    if (what == LIVE)
+    int what = classify(p, &sb, &block);
+    if (what == LIVE || what == ZERO)
         return true;
     misuse(op, what, p, block);
     return false;
@@ -244,6 +268,13 @@ __attribute__((noinline)) static void free_slow(rp_hd_tcache_t *tc, rp_hd_sb_t *
     rp_hd_bin_push(bin, sb, p);
 }
 
+/* A block past its superblock's bump pointer: never handed out, so a
+ * free of it is of a pointer the allocator did not hand out.  (A block of
+ * a thread's refill range, below the bump pointer but not handed out
+ * either, is not told from a live one: that would cost every free two
+ * loads and a compare, 4-10% of larson's and threadtest's time.) */
+RP_COLD static void free_unborn(void *p) { misuse("free", FOREIGN, p, NULL); }
+
 /* Block p of superblock sb, known to be handed out, back to this thread's
  * cache when its heap owns sb and the bin has room (no lock), else
  * through free_slow (always for rp_hd_none, whose heap is no superblock's
@@ -274,10 +305,13 @@ RP_COLD static void free_suspect(rp_hd_sb_t *sb, void *p)
 }
 
 /* Large objects, pointers from aligned allocations, bad pointers. */
-__attribute__((noinline)) static void free_unusual(rp_hd_sb_t *sb, void *p)
+__attribute__((noinline)) static void free_unusual(void *p)
 {
+    rp_hd_sb_t *sb;
     void *block;
-    int what = classify(p, &block);
+    int what = classify(p, &sb, &block);
+    if (what == ZERO) /* nothing to give back */
+        return;
     if (what != LIVE)
         misuse("free", what, p, block);
     else if (sb->magic == RP_HD_LARGE_MAGIC)
@@ -286,8 +320,12 @@ __attribute__((noinline)) static void free_unusual(rp_hd_sb_t *sb, void *p)
         free_owned(sb, block); /* sb->interior: p may point inside */
 }
 
-/* The checks every free makes, in release builds too: p is the start of
- * a block of a superblock (a magic, a multiply and a compare: no
+/* The checks every free makes, in release builds too: p's header lies in
+ * the region (hoard.h: a subtract and a compare, before the header is
+ * read; any other pointer goes to free_unusual, which asks the address
+ * map, so one that is not the allocator's is reported, never followed),
+ * p is the start of a
+ * block of a superblock (a magic, a multiply and a compare: no
  * division), and the block does not carry its superblock's key, which
  * every freed block carries until it is handed out again (one load of a
  * line the free writes anyway). */
@@ -296,12 +334,17 @@ void rp_hoard_free(void *p)
     if (RP_UNLIKELY(p == NULL))
         return;
     rp_hd_sb_t *sb = rp_hd_hdr(p);
-    if (RP_UNLIKELY(sb->magic != RP_HD_SB_MAGIC) || RP_UNLIKELY(rp_hd_sb_misplaced(sb, p))) {
-        free_unusual(sb, p);
+    if (RP_UNLIKELY(!rp_hd_in_region((const char *)p - 1)) || RP_UNLIKELY(sb->magic != RP_HD_SB_MAGIC) ||
+        RP_UNLIKELY(rp_hd_sb_misplaced(sb, p))) {
+        free_unusual(p);
         return;
     }
     if (RP_UNLIKELY(((uint64_t *)p)[1] == sb->key)) {
         free_suspect(sb, p);
+        return;
+    }
+    if (RP_UNLIKELY(rp_hd_sb_unborn(sb, p))) {
+        free_unborn(p);
         return;
     }
     free_owned(sb, p);
@@ -317,11 +360,21 @@ static void *large_malloc(size_t size, bool *zeroed)
     return p;
 }
 
+/* malloc(0): an address of its own in the zero region, where any read or
+ * write faults (zero.c); a 16-byte block once that is used up. */
+static void *zero_malloc(void)
+{
+    void *p = rp_hd_zero_alloc();
+    return p ? p : small_alloc(rp_hd_sc_small(1));
+}
+
 /* Everything but a pop from an initialised thread's cache, out of line
  * so that malloc's fast path needs no stack frame. */
 __attribute__((noinline)) static void *malloc_slow(size_t size)
 {
     rp_hd_init();
+    if (RP_UNLIKELY(size == 0))
+        return zero_malloc();
     if (size <= rp_hd_sc_max())
         return small_alloc(rp_hd_sc_of(size));
     bool zeroed;
@@ -346,6 +399,10 @@ void *rp_hoard_malloc_z(size_t size, bool *zeroed)
     *zeroed = false;
     if (RP_UNLIKELY(!atomic_load_explicit(&rp_hd_once.ready, memory_order_acquire)))
         rp_hd_init();
+    if (RP_UNLIKELY(size == 0)) {
+        *zeroed = true; /* nothing to clear */
+        return zero_malloc();
+    }
     if (size <= rp_hd_sc_max())
         return small_alloc(rp_hd_sc_of(size));
     return large_malloc(size, zeroed);
@@ -377,12 +434,13 @@ void *rp_hoard_memalign(size_t align, size_t size)
 
 size_t rp_hoard_usable_size(const void *p)
 {
-    if (!p)
+    if (!p || rp_hd_zero_has(p))
         return 0;
-    rp_hd_sb_t *sb = rp_hd_hdr(p);
-    if (sb->magic == RP_HD_LARGE_MAGIC)
+    const rp_hd_sb_t *h = rp_hd_map_header((const char *)p - 1);
+    rp_hd_sb_t *sb = (rp_hd_sb_t *)h;
+    if (sb && sb->magic == RP_HD_LARGE_MAGIC && (const char *)p < sb->end)
         return (size_t)(sb->end - (const char *)p);
-    if (sb->magic != RP_HD_SB_MAGIC) {
+    if (!sb || sb->magic != RP_HD_SB_MAGIC) {
         misuse("malloc_usable_size", FOREIGN, p, NULL);
         return 0;
     }
@@ -433,11 +491,30 @@ void rp_base_free(void *p, size_t size)
     rp_ann_quiet_end();
 }
 
+static void (*_Atomic trim_hook)(void *);
+static void *_Atomic trim_hook_arg;
+
+void rp_base_on_trim(void (*fn)(void *arg), void *arg)
+{
+    atomic_store_explicit(&trim_hook_arg, arg, memory_order_relaxed);
+    atomic_store_explicit(&trim_hook, fn, memory_order_release);
+}
+
+/* The hook first: what it gives back is returned by the same trim. */
 void rp_base_trim(void)
 {
+    void (*fn)(void *) = atomic_load_explicit(&trim_hook, memory_order_acquire);
+    if (fn)
+        fn(atomic_load_explicit(&trim_hook_arg, memory_order_relaxed));
     rp_ann_quiet_begin();
     rp_hoard_trim();
     rp_ann_quiet_end();
+}
+
+void rp_base_idle_release(size_t ms)
+{
+    rp_hd_init();
+    rp_hd_release_set_idle(ms);
 }
 
 /* The map says whether the header may be read; a superblock's block is

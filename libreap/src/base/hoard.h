@@ -43,7 +43,8 @@
  *
  * Lock order: heap i (i >= 1) < global heap < space lock; the tcache
  * pool lock and the large-object lock are never held with another (fork
- * takes them all: pool, heaps 1..n, global, large, space).
+ * takes them all: pool, heaps 1..n, global, large, space, release); the
+ * release thread's lock is a leaf under any of them (release.c).
  * A superblock's owner changes only with the old and the new heap both
  * locked, so holding the lock of the heap read from sb->owner and reading
  * the same owner again proves it is stable.
@@ -126,6 +127,9 @@ typedef struct rp_hd_options {
                                  together */
     size_t large_cache;    /* freed large mappings kept for reuse, in bytes */
     size_t batch;          /* superblocks carved at once from the address space */
+    size_t release;        /* 1: the release thread runs (release.c), 0: off */
+    size_t idle_ms;        /* quiet before the release thread trims all; 0 never
+                              (read and written atomically: reap_base_idle_release) */
 } rp_hd_options_t;
 
 extern rp_hd_options_t rp_hd_opt;
@@ -204,6 +208,29 @@ bool rp_hd_os_purge(void *p, size_t len);
  * only returned counts them. */
 bool rp_hd_os_purge_in_place(void *p, size_t len);
 
+/* The region: address space reserved at start-up without access
+ * (64 GiB, fewer under RLIMIT_AS) from whose start the address space of
+ * space.c is taken, reserve after reserve with no gap, each made
+ * readable when taken.  Every address from base to base + len can be
+ * read, so free() reads the header of any pointer in it at once: one
+ * subtract and compare instead of the address map's two loads (addrmap.c
+ * stays the truth for every other pointer, and for reaps).  len only
+ * grows. */
+typedef struct rp_hd_region {
+    _Atomic uintptr_t base;  /* 0: no region */
+    _Atomic size_t len;      /* readable from base */
+    size_t cap;              /* reserved */
+} __attribute__((aligned(64))) rp_hd_region_t;
+extern rp_hd_region_t rp_hd_region;
+void rp_hd_os_region_init(void);
+/* A reserve for space.c: from the region while it lasts, else mapped. */
+void *rp_hd_os_reserve_space(size_t len, size_t align);
+static inline bool rp_hd_in_region(const void *p)
+{
+    return (uintptr_t)p - atomic_load_explicit(&rp_hd_region.base, memory_order_relaxed) <
+           atomic_load_explicit(&rp_hd_region.len, memory_order_relaxed);
+}
+
 /* ---- the address map (addrmap.c, addrmap.h) -------------------------- */
 
 /* Reads S (rp_hd_opt.sb_size); rp_hd_init() calls it before any mapping. */
@@ -250,7 +277,9 @@ extern rp_hd_classes_t rp_hd_sc;
 void rp_hd_sc_init(size_t sb_size);
 /* The largest size served from superblocks (S/2). */
 static inline size_t rp_hd_sc_max(void) { return rp_hd_sc.size[rp_hd_sc.n - 1]; }
-/* Class of a size <= 1024. */
+/* Class of a size <= 1024; for 0, rp_hd_sc.n, the bin past the last
+ * class, which every cache has and keeps empty, so that malloc(0) leaves
+ * the fast path without a test of its own (zero.c). */
 static inline uint32_t rp_hd_sc_small(size_t size)
 {
     return atomic_load_explicit(&rp_hd_sc.small[(size + 15) >> 4], memory_order_relaxed);
@@ -260,7 +289,7 @@ static inline uint32_t rp_hd_sc_small(size_t size)
 static inline uint32_t rp_hd_sc_of(size_t size)
 {
     if (size <= 1024)
-        return rp_hd_sc_small(size);
+        return rp_hd_sc_small(size + (size == 0));
     return rp_hd_sc.big[(size + 63) >> 6];
 }
 
@@ -291,7 +320,9 @@ typedef struct rp_hd_sb {
     uint8_t first_shift;                 /* blocks start 2^first_shift bytes in
                                           * (rp_hd_sb_blocks) */
     void *free;                          /* LIFO list of returned blocks */
-    char *bump;                          /* first never-used block */
+    char *bump;                          /* first never-used block: stored atomically
+                                          * (rp_hd_sb_set_bump), as free reads it without
+                                          * a lock: no block at or past it is handed out */
     char *end;                           /* end of the last whole block; large: of the object */
     uint64_t recip;                      /* ceil(2^64 / size): a block's index is the high
                                           * word of its offset times recip (superblocks) */
@@ -349,6 +380,19 @@ static inline bool rp_hd_sb_misplaced(const rp_hd_sb_t *sb, const void *p)
     uint64_t divc = atomic_load_explicit(&sb->divc, memory_order_relaxed);
     return off * divc >= divc;
 }
+/* Moves the bump pointer (the owner's lock held). */
+static inline void rp_hd_sb_set_bump(rp_hd_sb_t *sb, char *bump)
+{
+    __atomic_store_n(&sb->bump, bump, __ATOMIC_RELAXED);
+}
+/* Whether p, a block start of sb, lies past the bump pointer: never
+ * handed out.  Any thread, no lock: a block handed out lies below bump
+ * until it comes back (the pointer moves back only over blocks never
+ * handed out, and to the start only when none is out). */
+static inline bool rp_hd_sb_unborn(const rp_hd_sb_t *sb, const void *p)
+{
+    return (const char *)p >= __atomic_load_n(&sb->bump, __ATOMIC_RELAXED);
+}
 /* Takes one block or returns NULL when the superblock is full. */
 static inline void *rp_hd_sb_pop(rp_hd_sb_t *sb)
 {
@@ -357,7 +401,7 @@ static inline void *rp_hd_sb_pop(rp_hd_sb_t *sb)
         sb->free = *(void **)p;
     } else if (sb->bump < sb->end) {
         p = sb->bump;
-        sb->bump += sb->size;
+        rp_hd_sb_set_bump(sb, p + sb->size);
     } else {
         return NULL;
     }
@@ -420,7 +464,7 @@ static inline bool rp_hd_sb_is_parked(const rp_hd_sb_t *sb, const void *b)
 static inline void rp_hd_sb_reset(rp_hd_sb_t *sb)
 {
     sb->free = NULL;
-    sb->bump = rp_hd_sb_blocks(sb);
+    rp_hd_sb_set_bump(sb, rp_hd_sb_blocks(sb));
     sb->key = rp_hd_sb_new_key(); /* the old one is in blocks bump order hands out */
     if (atomic_load_explicit(&sb->parked, memory_order_relaxed)) {
         atomic_store_explicit(&sb->parked, 0, memory_order_relaxed);
@@ -442,6 +486,8 @@ static inline uint8_t rp_hd_sb_group(const rp_hd_sb_t *sb)
 
 typedef struct rp_hd_heap {
     pthread_mutex_t lock;
+    _Atomic uint64_t ops;          /* blocks taken or given back, counted under lock: the
+                                    * release thread reads them to tell quiet from busy */
     uint32_t index;                /* 0 = global */
     uint32_t nthreads;             /* threads bound to it (guarded by the pool lock) */
     size_t u;                      /* bytes of blocks out (used * size summed) */
@@ -500,6 +546,10 @@ void rp_hd_heap_orphaned(rp_hd_heap_t *h);
 /* Gives back now every empty superblock beyond retain_bytes, and the
  * pages of free blocks and unused tails of all superblocks (in place). */
 void rp_hd_heap_trim(void);
+/* One decay period of every heap and of the global heap, for the release
+ * thread (no lock held): stale empties move on and the global heap's go
+ * back.  True while some empties wait for a later period. */
+bool rp_hd_heap_decay(void);
 /* Walks every list of h (locked) and checks links, owners, groups, free
  * block counts and the u/a/cu/ca/nsb/nempty totals; true when consistent. */
 bool rp_hd_heap_check(const rp_hd_heap_t *h);
@@ -681,7 +731,41 @@ void rp_hd_tcache_flush_all(rp_hd_tcache_t *tc);
 void rp_hd_tcache_init(void);
 void rp_hd_tcache_fork(int phase);
 
+/* ---- zero-size allocations (zero.c) -------------------------------------- */
+
+/* A distinct address for malloc(0) in a region reserved without access,
+ * so a read or write of it faults; NULL when the region is used up (or
+ * cannot be mapped): the caller hands out a 16-byte block instead. */
+void *rp_hd_zero_alloc(void);
+extern char *_Atomic rp_hd_zero_base;
+#define RP_HD_ZERO_BYTES ((size_t)64 << 20)
+/* Whether p is one of them: its free is a no-op, its size 0. */
+static inline bool rp_hd_zero_has(const void *p)
+{
+    char *b = atomic_load_explicit(&rp_hd_zero_base, memory_order_acquire);
+    return b != NULL && (uintptr_t)p - (uintptr_t)b < RP_HD_ZERO_BYTES;
+}
+
 /* ---- large objects (large.c) -------------------------------------------- */
+
+/* The bytes before a large object are the allocator's (its header page):
+ * they carry a pattern from allocation to free, and a free that finds it
+ * changed reports an underflow.  Costs a large allocation one store of
+ * 64 bytes on a page it writes anyway. */
+#define RP_HD_GUARD 64
+#define RP_HD_GUARD_BYTE 0xa5
+static inline void rp_hd_large_guard_set(void *obj)
+{
+    __builtin_memset((char *)obj - RP_HD_GUARD, RP_HD_GUARD_BYTE, RP_HD_GUARD);
+}
+static inline bool rp_hd_large_guard_ok(const void *obj)
+{
+    const uint64_t *g = (const uint64_t *)((const char *)obj - RP_HD_GUARD);
+    uint64_t bad = 0;
+    for (int i = 0; i < RP_HD_GUARD / 8; i++)
+        bad |= g[i] ^ (UINT64_C(0x0101010101010101) * RP_HD_GUARD_BYTE);
+    return bad == 0;
+}
 
 /* Maps an object of size bytes aligned to align (power of two); *fresh is
  * set when its memory is known to be zero.  NULL on failure.  The caller
@@ -692,6 +776,11 @@ void rp_hd_large_free(rp_hd_sb_t *hdr);
 size_t rp_hd_large_usable(size_t size);
 void rp_hd_large_fork(int phase);
 void rp_hd_large_trim(void);
+/* One decay period of the large cache (no lock held); true while mappings
+ * are cached. */
+bool rp_hd_large_decay(void);
+/* Large allocations and frees so far (the release thread's activity). */
+uint64_t rp_hd_large_ops(void);
 
 /* ---- address space (space.c) --------------------------------------------- */
 
@@ -707,6 +796,44 @@ void rp_hd_space_give(void *p, size_t len);
 /* How many spans of free address space there are (tests). */
 size_t rp_hd_space_spans(void);
 void rp_hd_space_fork(int phase);
+
+/* ---- the release thread (release.c) -------------------------------------- */
+
+/* It starts once the allocator holds this much: a small program never
+ * gets a thread, and keeps at most about this much when idle. */
+#define RP_HD_RELEASE_MIN ((size_t)2 << 20)
+enum { RP_HD_BG_NONE, RP_HD_BG_STARTING, RP_HD_BG_RUNNING, RP_HD_BG_FAILED };
+typedef struct rp_hd_release {
+    _Atomic int state;    /* RP_HD_BG_*: read on allocation's slow path */
+    _Atomic int asleep;   /* it waits for an operation to wake it */
+    char pad[56];         /* the figures below change; the flags above are read */
+    _Atomic uint64_t ticks;    /* decay periods it ran */
+    _Atomic uint64_t trims;    /* whole trims after idle_ms of quiet */
+    _Atomic uint64_t returned; /* bytes given back to the OS in its periods and trims */
+} __attribute__((aligned(64))) rp_hd_release_t;
+extern rp_hd_release_t rp_hd_bg;
+
+void rp_hd_release_init(void);
+/* Starts the thread when it is not running and the allocator holds
+ * RP_HD_RELEASE_MIN; the caller holds no allocator lock and is not inside
+ * a free (release.c says why). */
+void rp_hd_release_start(void);
+static inline void rp_hd_release_maybe_start(void)
+{
+    if (RP_UNLIKELY(atomic_load_explicit(&rp_hd_bg.state, memory_order_relaxed) == RP_HD_BG_NONE))
+        rp_hd_release_start();
+}
+void rp_hd_release_wake_slow(void);
+/* An operation of the allocator, counted (a heap's ops under its lock):
+ * wakes the thread if it sleeps.  One relaxed load otherwise. */
+static inline void rp_hd_release_wake(void)
+{
+    if (RP_UNLIKELY(atomic_load_explicit(&rp_hd_bg.asleep, memory_order_relaxed)))
+        rp_hd_release_wake_slow();
+}
+void rp_hd_release_fork(int phase);
+/* idle_ms from now on (reap_base_idle_release). */
+void rp_hd_release_set_idle(size_t ms);
 
 /* ---- statistics (hoard_stats.c) ------------------------------------------ */
 
@@ -726,6 +853,7 @@ typedef struct rp_hoard_stats {
     uint64_t heap_empty;    /* bytes of empty superblocks kept by heaps 1..H */
     uint64_t large_cached;
     uint64_t to_global, from_global; /* superblock transfers, all heaps */
+    uint64_t release_ticks, release_trims, release_returned; /* rp_hd_bg */
     uint32_t nheaps;        /* entries used in sb_per_heap ([0] = global) */
     uint32_t sb_per_heap[RP_HD_MAX_HEAPS + 1];
 } rp_hoard_stats_t;

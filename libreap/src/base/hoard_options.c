@@ -30,7 +30,11 @@ rp_hd_options_t rp_hd_opt = {
     .tcache_grow_total = 2u << 20, /* per process: see README, "Bins that grow" */
     .large_cache = 32u << 20,   /* freed large mappings kept (at most 128) */
     .batch = 8,                 /* superblocks carved at once (space.c) */
+    .release = 1,               /* the release thread (release.c) */
+    .idle_ms = 1000,            /* quiet before it trims all */
 };
+
+static const char *const release_words[] = {"off", "on", NULL};
 
 static const rp_env_option_t options[] = {
     {"REAP_SUPERBLOCK", &rp_hd_opt.sb_size, 16u << 10, RP_HD_MAX_SB, true, NULL}, /* found by masking */
@@ -48,6 +52,8 @@ static const rp_env_option_t options[] = {
     {"REAP_TCACHE_GROW_TOTAL", &rp_hd_opt.tcache_grow_total, 0, (size_t)1 << 40, false, NULL},
     {"REAP_LARGE_CACHE", &rp_hd_opt.large_cache, 0, (size_t)1 << 40, false, NULL},
     {"REAP_SB_BATCH", &rp_hd_opt.batch, 1, 256, false, NULL},
+    {"REAP_RELEASE", &rp_hd_opt.release, 0, 1, false, release_words},
+    {"REAP_IDLE_MS", &rp_hd_opt.idle_ms, 0, 3600000, false, NULL},
     /* both layers' reports (util/misuse.h): here, as every misuse is of
      * memory the base allocator handed out */
     {"REAP_MISUSE", &rp_misuse_mode, 0, 1, false, rp_misuse_words},

@@ -6,11 +6,15 @@
  * Mapping counters are atomics kept by os.c (rp_hd_cnt); heap figures are
  * read under each heap's lock, one heap at a time, so a snapshot is
  * consistent per heap but not across heaps.  rp_hoard_stats_print() writes
- * the same fields as text or JSON from one table, for mod_reap and tests.
+ * the same fields as text or JSON from one table, for mod_reap and tests,
+ * and at exit when REAP_SHOW_STATS or REAP_STATS_FILE asks (both libraries).
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base.h"
 #include "hoard.h"
@@ -41,6 +45,9 @@ void rp_hoard_get_stats(rp_hoard_stats_t *out)
     out->os_unmaps = atomic_load(&rp_hd_cnt.unmaps);
     out->returned = atomic_load(&rp_hd_cnt.returned);
     out->large_cached = rp_hd_large_cached();
+    out->release_ticks = atomic_load(&rp_hd_bg.ticks);
+    out->release_trims = atomic_load(&rp_hd_bg.trims);
+    out->release_returned = atomic_load(&rp_hd_bg.returned);
 }
 
 #define FIELDS(X)                                  \
@@ -54,7 +61,10 @@ void rp_hoard_get_stats(rp_hoard_stats_t *out)
     X(heap_empty, "empty superblock bytes kept by the other heaps") \
     X(large_cached, "large mapping bytes cached")  \
     X(to_global, "superblocks moved to the global heap") \
-    X(from_global, "superblocks taken from the global heap")
+    X(from_global, "superblocks taken from the global heap") \
+    X(release_ticks, "decay periods the release thread ran") \
+    X(release_trims, "whole trims the release thread made when quiet") \
+    X(release_returned, "bytes the release thread gave back to the OS")
 
 void rp_hoard_stats_print(const rp_hoard_stats_t *st, bool json,
                           void (*write)(void *arg, const char *s), void *arg)
@@ -95,4 +105,82 @@ void rp_base_get_stats(rp_base_stats_t *out)
         out->superblocks += st.sb_per_heap[i];
     out->to_global = st.to_global;
     out->from_global = st.from_global;
+    out->release_trims = st.release_trims;
+    out->release_returned = st.release_returned;
+}
+
+/* ---- statistics at exit ------------------------------------------------------------ */
+
+static void write_fd(void *arg, const char *text)
+{
+    (void)!write(*(int *)arg, text, strlen(text));
+}
+
+/* path with every %p replaced by the pid (and %% by %) into buf; false
+ * when it does not fit. */
+static bool expand_path(const char *path, char *buf, size_t len)
+{
+    char pid[24], *d = pid + sizeof pid;
+    *--d = '\0';
+    for (unsigned long v = (unsigned long)getpid();; v /= 10) {
+        *--d = (char)('0' + v % 10);
+        if (v < 10)
+            break;
+    }
+    size_t at = 0;
+    for (const char *s = path; *s; s++) {
+        const char *add = s[0] == '%' && s[1] == 'p' ? d : s[0] == '%' && s[1] == '%' ? "%" : NULL;
+        size_t n = add ? strlen(add) : 1;
+        if (at + n >= len)
+            return false;
+        memcpy(buf + at, add ? add : s, n);
+        at += n;
+        s += add != NULL;
+    }
+    buf[at] = '\0';
+    return true;
+}
+
+/* The descriptor the statistics go to: REAP_STATS_FILE (appended to,
+ * created 0644) or stderr; -1, said on stderr, when the file cannot be
+ * opened. */
+static int stats_fd(const char *file)
+{
+    char path[4096];
+    if (!file || !*file)
+        return 2;
+    int fd = -1;
+    if (expand_path(file, path, sizeof path))
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        static const char msg[] = RP_HD_NAME ": cannot open REAP_STATS_FILE; statistics not written\n";
+        (void)!write(2, msg, sizeof msg - 1);
+    }
+    return fd;
+}
+
+/* REAP_SHOW_STATS=1 (text) or =json prints the allocator's statistics
+ * when the program exits (libreap-malloc.so, and libreap.so: the
+ * reap-backed APR's programs), on stderr or, with REAP_STATS_FILE=path
+ * (which alone means text), into that file: programs such as sort close
+ * stderr before they exit. */
+__attribute__((destructor)) static void show_stats(void)
+{
+    const char *how = getenv("REAP_SHOW_STATS"), *file = getenv("REAP_STATS_FILE");
+    if (!how || !*how)
+        how = file && *file ? "1" : "0";
+    if (strcmp(how, "0") == 0 || !atomic_load(&rp_hd_once.ready))
+        return;
+    int fd = stats_fd(file);
+    if (fd < 0)
+        return;
+    rp_hoard_stats_t st;
+    rp_hoard_get_stats(&st);
+    bool json = strcmp(how, "json") == 0;
+    write_fd(&fd, json ? "" : RP_HD_NAME " statistics:\n");
+    rp_hoard_stats_print(&st, json, write_fd, &fd);
+    if (json)
+        write_fd(&fd, "\n");
+    if (fd != 2)
+        close(fd);
 }

@@ -66,6 +66,17 @@ static size_t span(const rp_hd_sb_t *h) { return (size_t)(h->end - (const char *
 static _Atomic size_t cache_bytes;    /* sum of the entries' span() <= rp_hd_opt.large_cache */
 static _Atomic size_t cache_maplen;   /* sum of their map_len */
 static _Atomic uint64_t large_mapped; /* map_len of every large mapping, live or cached */
+static _Atomic uint64_t large_ops;    /* allocations and frees (the release thread's activity) */
+
+/* A large allocation or free: counted, and the release thread woken if it
+ * sleeps (the seq_cst add orders the count before the flag's load). */
+static void note_op(void)
+{
+    atomic_fetch_add_explicit(&large_ops, 1, memory_order_seq_cst);
+    rp_hd_release_wake();
+}
+
+uint64_t rp_hd_large_ops(void) { return atomic_load_explicit(&large_ops, memory_order_seq_cst); }
 
 /* Counts h into the cache (in) or out of it.  large_lock held. */
 static void cache_count(const rp_hd_sb_t *h, bool in)
@@ -207,11 +218,13 @@ static bool cache_put(rp_hd_sb_t *h)
 void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
 {
     size_t s = rp_hd_opt.sb_size;
+    note_op();
     bool carved = align <= default_off(); /* and cached when freed */
     if (carved) {
         rp_hd_sb_t *h = cache_take(size);
         if (h) {
             *fresh = false;
+            rp_hd_large_guard_set((char *)h + default_off());
             return (char *)h + default_off();
         }
     }
@@ -245,11 +258,14 @@ void *rp_hd_large_alloc(size_t size, size_t align, bool *fresh)
     rp_hd_map_large(h, h->end, true); /* interior pointers find h */
     atomic_fetch_add_explicit(&large_mapped, h->map_len, memory_order_relaxed);
     *fresh = true;
+    rp_hd_large_guard_set(base + off);
+    rp_hd_release_maybe_start(); /* the allocator grew: no lock held */
     return base + off;
 }
 
 void rp_hd_large_free(rp_hd_sb_t *h)
 {
+    note_op();
     if (!(is_carved(h) && cache_put(h)))
         give_back_all(&h, 1);
 }
@@ -268,4 +284,15 @@ void rp_hd_large_trim(void)
         list[n++] = cache_remove(cache_n - 1);
     pthread_mutex_unlock(&large_lock);
     give_back_all(list, n);
+}
+
+bool rp_hd_large_decay(void)
+{
+    rp_hd_sb_t *expired[CACHE_MAX];
+    pthread_mutex_lock(&large_lock);
+    uint32_t n = cache_expire(expired);
+    bool pending = cache_n > 0;
+    pthread_mutex_unlock(&large_lock);
+    give_back_all(expired, n);
+    return pending;
 }

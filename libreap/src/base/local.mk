@@ -15,6 +15,8 @@ RP_HOARD_SOURCES = \
 	libreap/src/base/tcache.c \
 	libreap/src/base/large.c \
 	libreap/src/base/space.c \
+	libreap/src/base/release.c \
+	libreap/src/base/zero.c \
 	libreap/src/base/addrmap.c \
 	libreap/src/base/os.c \
 	libreap/src/base/hoard_stats.c \

@@ -18,7 +18,6 @@
  * rp_trace_state.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,79 +189,4 @@ int malloc_trim(size_t pad)
     (void)pad;
     rp_hoard_trim();
     return 1;
-}
-
-/* ---- statistics at exit ------------------------------------------------------------ */
-
-static void write_fd(void *arg, const char *text)
-{
-    (void)!write(*(int *)arg, text, strlen(text));
-}
-
-/* path with every %p replaced by the pid (and %% by %) into buf; false
- * when it does not fit. */
-static bool expand_path(const char *path, char *buf, size_t len)
-{
-    char pid[24], *d = pid + sizeof pid;
-    *--d = '\0';
-    for (unsigned long v = (unsigned long)getpid();; v /= 10) {
-        *--d = (char)('0' + v % 10);
-        if (v < 10)
-            break;
-    }
-    size_t at = 0;
-    for (const char *s = path; *s; s++) {
-        const char *add = s[0] == '%' && s[1] == 'p' ? d : s[0] == '%' && s[1] == '%' ? "%" : NULL;
-        size_t n = add ? strlen(add) : 1;
-        if (at + n >= len)
-            return false;
-        memcpy(buf + at, add ? add : s, n);
-        at += n;
-        s += add != NULL;
-    }
-    buf[at] = '\0';
-    return true;
-}
-
-/* The descriptor the statistics go to: REAP_STATS_FILE (appended to,
- * created 0644) or stderr; -1, said on stderr, when the file cannot be
- * opened. */
-static int stats_fd(const char *file)
-{
-    char path[4096];
-    if (!file || !*file)
-        return 2;
-    int fd = -1;
-    if (expand_path(file, path, sizeof path))
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        static const char msg[] = "libreap-malloc: cannot open REAP_STATS_FILE; statistics not written\n";
-        (void)!write(2, msg, sizeof msg - 1);
-    }
-    return fd;
-}
-
-/* REAP_SHOW_STATS=1 (text) or =json prints the allocator's statistics
- * when the program exits, on stderr or, with REAP_STATS_FILE=path (which
- * alone means text), into that file: programs such as sort close stderr
- * before they exit. */
-__attribute__((destructor)) static void show_stats(void)
-{
-    const char *how = getenv("REAP_SHOW_STATS"), *file = getenv("REAP_STATS_FILE");
-    if (!how || !*how)
-        how = file && *file ? "1" : "0";
-    if (strcmp(how, "0") == 0 || !atomic_load(&rp_hd_once.ready))
-        return;
-    int fd = stats_fd(file);
-    if (fd < 0)
-        return;
-    rp_hoard_stats_t st;
-    rp_hoard_get_stats(&st);
-    bool json = strcmp(how, "json") == 0;
-    write_fd(&fd, json ? "" : "libreap-malloc statistics:\n");
-    rp_hoard_stats_print(&st, json, write_fd, &fd);
-    if (json)
-        write_fd(&fd, "\n");
-    if (fd != 2)
-        close(fd);
 }

@@ -116,7 +116,60 @@ void *rp_hd_os_map(size_t len, size_t align)
     return q;
 }
 
-void rp_hd_os_unreserve(void *p, size_t len) { munmap(p, len); }
+/* ---- the region -------------------------------------------------------------------- */
+
+rp_hd_region_t rp_hd_region;
+static size_t region_used; /* bytes of the region reserves took; the space lock */
+
+/* Sizes tried for the region, largest first: a process whose address
+ * space is limited (RLIMIT_AS) gets a smaller one, or none. */
+static const size_t region_sizes[] = {(size_t)64 << 30, (size_t)8 << 30, (size_t)1 << 30};
+
+void rp_hd_os_region_init(void)
+{
+    size_t align = rp_hd_opt.sb_size;
+    for (size_t i = 0; i < sizeof region_sizes / sizeof region_sizes[0]; i++) {
+        size_t cap = region_sizes[i];
+        char *p = mmap(NULL, cap + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            continue;
+        char *q = align_up(p, align);
+        if (q > p)
+            munmap(p, (size_t)(q - p));
+        munmap(q + cap, (size_t)(p + align - q));
+        rp_hd_region.cap = cap;
+        atomic_store_explicit(&rp_hd_region.base, (uintptr_t)q, memory_order_relaxed);
+        return;
+    }
+}
+
+/* Reserves come from the region, in address order and without gaps, each
+ * made readable and writable (mprotect) when taken, so that everything
+ * from the base to base + len may be read; past the region, from mmap. */
+void *rp_hd_os_reserve_space(size_t len, size_t align)
+{
+    uintptr_t base = atomic_load_explicit(&rp_hd_region.base, memory_order_relaxed);
+    size_t off = (region_used + align - 1) & ~(align - 1);
+    if (base != 0 && off <= rp_hd_region.cap && len <= rp_hd_region.cap - off &&
+        mprotect((char *)base + region_used, off + len - region_used, PROT_READ | PROT_WRITE) == 0) {
+        region_used = off + len;
+        count_mapping();
+        /* release: a header written in it is read only after a handover */
+        atomic_store_explicit(&rp_hd_region.len, region_used, memory_order_release);
+        return (char *)base + off;
+    }
+    return rp_hd_os_reserve(len, align);
+}
+
+/* Inside the region the addresses stay readable (free reads headers
+ * there without asking the map): only the pages go. */
+void rp_hd_os_unreserve(void *p, size_t len)
+{
+    if (rp_hd_in_region(p))
+        madvise(p, len, MADV_DONTNEED);
+    else
+        munmap(p, len);
+}
 
 /* A give-back of len bytes to the OS. */
 static void count_returned(size_t len)

@@ -40,6 +40,8 @@ static void fill_lookups(void)
             c++;
         atomic_store_explicit(&rp_hd_sc.small[i], (uint8_t)c, memory_order_relaxed);
     }
+    /* malloc(0) finds an empty bin and takes the slow path (zero.c) */
+    atomic_store_explicit(&rp_hd_sc.small[0], (uint8_t)rp_hd_sc.n, memory_order_relaxed);
     for (uint32_t i = 1024 / 64; i <= rp_hd_sc.size[rp_hd_sc.n - 1] / 64; i++) {
         while (rp_hd_sc.size[c] < i * 64)
             c++;

@@ -114,9 +114,9 @@ static void unreserve(void *p, size_t len)
 static uint32_t add_reserve(size_t want, size_t s)
 {
     size_t len = reserve_len > want ? reserve_len : want;
-    char *p = rp_hd_os_reserve(len, s);
+    char *p = rp_hd_os_reserve_space(len, s);
     if (!p && len > want)
-        p = rp_hd_os_reserve(len = want, s);
+        p = rp_hd_os_reserve_space(len = want, s);
     if (!p)
         return SPAN_MAX;
     if (reserve_len < RESERVE_MAX)

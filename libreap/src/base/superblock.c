@@ -55,7 +55,7 @@ void rp_hd_sb_format(rp_hd_sb_t *sb, uint32_t cls)
     sb->first_shift = rp_hd_sc.first_shift[cls];
     sb->used = 0;
     sb->free = NULL;
-    sb->bump = rp_hd_sb_blocks(sb);
+    rp_hd_sb_set_bump(sb, rp_hd_sb_blocks(sb));
     sb->end = sb->bump + (size_t)sb->nblocks * sb->size;
     sb->recip = UINT64_MAX / sb->size + 1;
     /* aligned blocks are found from the map alone (addrmap.h) */

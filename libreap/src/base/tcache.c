@@ -127,13 +127,14 @@ static bool grow_cap(rp_hd_tcache_t *tc, rp_hd_bin_t *bin, size_t size)
     return bytes > 0;
 }
 
-/* The bytes of a cache: its bins stop at the last class in use, so the
- * bins from rp_hd_sc.n to RP_HD_MAX_CLASSES are not there and nothing may
- * touch them (every bin index is a class, < rp_hd_sc.n).  Only the two
+/* The bytes of a cache: its bins stop after the last class in use (and
+ * the always empty bin of malloc(0)), so the bins past rp_hd_sc.n are not
+ * there and nothing may touch them (every other bin index is a class).  Only the two
  * static caches, rp_hd_none and rp_hd_nocache, are whole. */
 size_t rp_hd_tcache_bytes(void)
 {
-    return offsetof(rp_hd_tcache_t, bin) + (size_t)rp_hd_sc.n * sizeof(rp_hd_bin_t);
+    /* and the empty bin of malloc(0), rp_hd_sc_small(0) */
+    return offsetof(rp_hd_tcache_t, bin) + ((size_t)rp_hd_sc.n + 1) * sizeof(rp_hd_bin_t);
 }
 
 /* ---- slabs ------------------------------------------------------------------- */

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: Apache-2.0
+ * Copyright 2026 The reap project authors (see NOTICE). */
+/*
+ * test_release_thread.c - the release thread (libreap/src/base/release.c):
+ * memory freed by a burst goes back to the OS although the program makes
+ * no allocator call after its last free, and a forked child that makes
+ * none at all gives back what it inherited, through a thread of its own.
+ * What is asserted are the thread's counters (its trims after the quiet
+ * interval, the bytes it returned), read with plain atomic loads, which
+ * are no allocator calls; a wait for them is bounded, never timed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "base/hoard.h"
+
+#define BURST (24u << 20)
+#define OBJ 256
+#define NOBJ (BURST / OBJ)
+#define WAIT_MS 20000 /* far above the 300 ms of quiet the thread waits for */
+
+static void *objs[NOBJ];
+
+static int setup(void **state)
+{
+    (void)state;
+    setenv("REAP_IDLE_MS", "300", 1);
+    /* a decay far longer than any run: the in-line clocks of the burst's
+     * own frees give nothing back (under TSan a burst is slow enough that
+     * they did, and the thread found little left), so what comes back
+     * after the last free is the thread's trim, and it must come on time
+     * although the next decay period is a minute away */
+    setenv("REAP_DECAY_MS", "60000", 1);
+    setenv("REAP_RELEASE", "on", 1);
+    rp_hd_init();
+    return 0;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static uint64_t trims(void) { return atomic_load(&rp_hd_bg.trims); }
+static uint64_t given(void) { return atomic_load(&rp_hd_bg.returned); }
+
+/* Waits, making no allocator call, until the thread has trimmed more than
+ * `after' times; false if it never does. */
+static bool wait_trims(uint64_t after)
+{
+    for (long t = 0; t < WAIT_MS; t += 10) {
+        if (trims() > after)
+            return true;
+        sleep_ms(10);
+    }
+    return false;
+}
+
+/* A burst: NOBJ blocks written and freed.  The thread starts on the way
+ * (the allocator passes RP_HD_RELEASE_MIN). */
+static void burst(void)
+{
+    for (size_t i = 0; i < NOBJ; i++) {
+        objs[i] = rp_hoard_malloc(OBJ);
+        assert_non_null(objs[i]);
+        memset(objs[i], 0x5a, OBJ);
+    }
+    for (size_t i = 0; i < NOBJ; i++)
+        rp_hoard_free(objs[i]);
+}
+
+/* After the last free, no allocator call: the thread trims once the
+ * quiet interval has passed and gives the burst's memory back. */
+static void test_no_call_after_burst(void **state)
+{
+    (void)state;
+    uint64_t t0 = trims(), g0 = given();
+    burst();
+    assert_int_equal(atomic_load(&rp_hd_bg.state), RP_HD_BG_RUNNING);
+    assert_true(wait_trims(t0));
+    assert_true(given() - g0 >= BURST / 2);
+    /* then it sleeps: nothing left, no activity */
+    for (long t = 0; t < WAIT_MS && !atomic_load(&rp_hd_bg.asleep); t += 10)
+        sleep_ms(10);
+    assert_true(atomic_load(&rp_hd_bg.asleep));
+}
+
+/* An allocator operation wakes a sleeping thread, and the next quiet
+ * spell gets a trim of its own. */
+static void test_woken_by_activity(void **state)
+{
+    (void)state;
+    for (long t = 0; t < WAIT_MS && !atomic_load(&rp_hd_bg.asleep); t += 10)
+        sleep_ms(10);
+    uint64_t t0 = trims();
+    burst();
+    assert_true(wait_trims(t0));
+}
+
+/* A child forked right after a burst, which makes no allocator call at
+ * all, runs a thread of its own that gives back what it inherited. */
+static void test_across_fork(void **state)
+{
+    (void)state;
+    burst();
+    uint64_t t0 = trims(), g0 = given();
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        bool ok = atomic_load(&rp_hd_bg.state) == RP_HD_BG_RUNNING && wait_trims(t0) &&
+                  given() - g0 >= BURST / 4;
+        _exit(ok ? 0 : 1);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/* REAP_IDLE_MS set to 0 at run time (reap_base_idle_release(0)): the
+ * thread's decay goes on, its whole trims stop. */
+static void test_idle_off(void **state)
+{
+    (void)state;
+    rp_hd_release_set_idle(0);
+    uint64_t t0 = trims();
+    burst();
+    sleep_ms(1000); /* three quiet intervals of before */
+    assert_int_equal(trims(), t0);
+    rp_hd_release_set_idle(300);
+    assert_true(wait_trims(t0));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_no_call_after_burst),
+        cmocka_unit_test(test_woken_by_activity),
+        cmocka_unit_test(test_across_fork),
+        cmocka_unit_test(test_idle_off),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
