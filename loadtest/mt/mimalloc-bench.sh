@@ -5,9 +5,12 @@
 #
 # Nothing of the suite is in this repository: DIR is a checkout whose
 # programs are built in DIR/out/bench, as the suite builds them itself
-# (`./build-bench-env.sh bench`, or `cmake -S DIR/bench -B DIR/out/bench
-# && make -C DIR/out/bench`).  A program that is not built is skipped and
-# said so.
+# (`./build-bench-env.sh bench`, which downloads sh6bench and sh8bench;
+# offline, `touch DIR/bench/shbench/sh6bench-new.c DIR/bench/shbench/sh8bench-new.c`
+# first, or CMake stops on the missing sources, then
+# `cmake -S DIR/bench -B DIR/out/bench && make -k -C DIR/out/bench`, in
+# which the two fail to link and the rest builds).  A program that is not
+# built is skipped and said so.
 #
 # Each program runs by LD_PRELOAD (the libraries of loadtest/mt/allocators)
 # at 1 and 2 threads where it takes a count, REPS rounds, the allocators in
