@@ -99,13 +99,8 @@ EOF
 
 site() {
     [ "$SIDE" = reap ] && echo "LoadModule reap_module $MR_MOD_REAP"
+    mr_load_reap_aware "$MODS"
     cat <<EOF
-LoadModule alias_module $MR_MODDIR/mod_alias.so
-LoadModule dav_module $MR_MODDIR/mod_dav.so
-LoadModule dav_fs_module $MODS/mod_dav_fs.so
-LoadModule sed_module $MODS/mod_sed.so
-LoadModule rewrite_module $MODS/mod_rewrite.so
-LoadModule autoindex_module $MODS/mod_autoindex.so
 DavLockDB "$T/lock/davlock"
 Alias /w "$T/data/w"
 <Directory "$T/data/w">
