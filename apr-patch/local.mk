@@ -23,8 +23,10 @@
 #   make apr-diff   the unified diff, pristine against apr-patch/src/, for
 #                   those who want a patch (a Debian quilt patch, say):
 #                   apr-patch/reap-pools.diff in the build tree.
+# tools/srcpatch.sh: sourced by build-apr.sh and httpd-patch/build-modules.sh.
 EXTRA_DIST += apr-patch/README.md apr-patch/build-apr.sh \
-	apr-patch/PRISTINE.sha256 apr-patch/src tests/apr/httpd-smoke.sh
+	apr-patch/PRISTINE.sha256 apr-patch/src tests/apr/httpd-smoke.sh \
+	tools/srcpatch.sh
 
 REAP_APR_POOLS_SRC = apr-patch/src/memory/unix/apr_pools.c
 REAP_APR_POOLS_HDR = apr-patch/src/include/apr_pools.h

@@ -36,6 +36,13 @@
 
 typedef void (*pfree_fn)(apr_pool_t *, void *);
 
+/* What every figure runs with. */
+struct bench_env {
+    apr_pool_t *pool;   /* a long-lived pool; a figure that fills it clears it */
+    apr_pool_t *parent; /* the parent of the request pools */
+    pfree_fn pfree;     /* apr_pfree, or NULL when the library has none */
+};
+
 static double now(void)
 {
     struct timespec t;
@@ -77,8 +84,9 @@ static void request(apr_pool_t *p, unsigned *x)
         (void)apr_pstrdup(p, "Content-Type: text/html; charset=utf-8");
 }
 
-static void bench_palloc(apr_pool_t *p)
+static void bench_palloc(const struct bench_env *env)
 {
+    apr_pool_t *p = env->pool;
     unsigned x = 1;
     long n = 0;
     double t = now();
@@ -94,7 +102,7 @@ static void bench_palloc(apr_pool_t *p)
     printf("palloc_16_256_ns: %.2f\n", (now() - t) * 1e9 / n);
 }
 
-static void bench_request_cycle(apr_pool_t *parent)
+static void bench_request_cycle(const struct bench_env *env)
 {
     enum { N = 200000 };
     unsigned x = 1;
@@ -103,7 +111,7 @@ static void bench_request_cycle(apr_pool_t *parent)
     for (int i = 0; i < N; i++) {
         apr_pool_t *r;
 
-        apr_pool_create(&r, parent);
+        apr_pool_create(&r, env->parent);
         request(r, &x);
         apr_pool_destroy(r);
     }
@@ -113,7 +121,7 @@ static void bench_request_cycle(apr_pool_t *parent)
 /* What an MPM does per connection: the connection's pool owns an
  * allocator, a request pool comes and goes in it, and the connection
  * pool is cleared for the next one. */
-static void bench_connection_cycle(void)
+static void bench_connection_cycle(const struct bench_env *env)
 {
     enum { N = 200000 };
     apr_allocator_t *allocator;
@@ -121,6 +129,7 @@ static void bench_connection_cycle(void)
     unsigned x = 1;
     double t;
 
+    (void)env; /* the figure makes its own pools */
     if (apr_allocator_create(&allocator) != APR_SUCCESS)
         return;
     if (apr_pool_create_ex(&conn, NULL, NULL, allocator) != APR_SUCCESS) {
@@ -142,7 +151,7 @@ static void bench_connection_cycle(void)
     apr_pool_destroy(conn);
 }
 
-static void bench_live_footprint(apr_pool_t *parent)
+static void bench_live_footprint(const struct bench_env *env)
 {
     enum { N = 20000 };
     apr_pool_t **keep = malloc(N * sizeof(*keep));
@@ -154,7 +163,7 @@ static void bench_live_footprint(apr_pool_t *parent)
         return;
     before = rss_bytes();
     for (int i = 0; i < N; i++) {
-        apr_pool_create(&keep[i], parent);
+        apr_pool_create(&keep[i], env->parent);
         request(keep[i], &x);
     }
     printf("live_request_pool_bytes: %.0f\n",
@@ -166,23 +175,42 @@ static void bench_live_footprint(apr_pool_t *parent)
     free(keep);
 }
 
-static void bench_pfree_loop(apr_pool_t *p, pfree_fn pfree)
+/* On the reap-backed APR only: nothing is printed where there is no
+ * apr_pfree. */
+static void bench_pfree_loop(const struct bench_env *env)
 {
     enum { SLOTS = 32, N = 10000000 };
+    apr_pool_t *p = env->pool;
     void *slot[SLOTS] = { 0 };
     unsigned x = 1;
-    double t = now();
+    double t;
 
+    if (env->pfree == NULL)
+        return;
+    t = now();
     for (int i = 0; i < N; i++) {
         unsigned k = next(&x) % SLOTS;
 
         if (slot[k])
-            pfree(p, slot[k]);
+            env->pfree(p, slot[k]);
         slot[k] = apr_palloc(p, 16 + next(&x) % 241);
     }
     printf("palloc_pfree_pair_ns: %.2f\n", (now() - t) * 1e9 / N);
     apr_pool_clear(p);
 }
+
+/* The figures, in the order they are taken: the names the arguments use. */
+static const struct figure {
+    const char *name;
+    void (*run)(const struct bench_env *);
+} figures[] = {
+    {"palloc", bench_palloc},
+    {"request", bench_request_cycle},
+    {"connection", bench_connection_cycle},
+    {"live", bench_live_footprint},
+    {"pfree", bench_pfree_loop},
+};
+enum { NFIGURES = sizeof figures / sizeof figures[0] };
 
 /* Is figure name asked for by the arguments (all are, when there are none)? */
 static int wanted(int argc, char **argv, const char *name)
@@ -195,45 +223,48 @@ static int wanted(int argc, char **argv, const char *name)
     return 0;
 }
 
+/* Is name one of the figures? */
+static int known(const char *name)
+{
+    for (int k = 0; k < NFIGURES; k++)
+        if (strcmp(name, figures[k].name) == 0)
+            return 1;
+    return 0;
+}
+
+static void unknown_figure(const char *name)
+{
+    fprintf(stderr, "pool_bench: unknown figure %s (", name);
+    for (int k = 0; k < NFIGURES; k++)
+        fprintf(stderr, "%s%s", k ? ", " : "", figures[k].name);
+    fprintf(stderr, ")\n");
+}
+
 int main(int argc, char **argv)
 {
-    static const char *const names[] = {"palloc", "request", "connection", "live", "pfree"};
-
-    apr_pool_t *pool, *parent;
+    struct bench_env env;
     Dl_info info;
-    pfree_fn pfree;
 
     if (apr_initialize() != APR_SUCCESS
-        || apr_pool_create(&pool, NULL) != APR_SUCCESS
-        || apr_pool_create(&parent, NULL) != APR_SUCCESS) {
+        || apr_pool_create(&env.pool, NULL) != APR_SUCCESS
+        || apr_pool_create(&env.parent, NULL) != APR_SUCCESS) {
         fprintf(stderr, "pool_bench: APR initialisation failed\n");
         return 1;
     }
     for (int i = 1; i < argc; i++) {
-        int known = 0;
-        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
-            known |= strcmp(argv[i], names[k]) == 0;
-        if (!known) {
-            fprintf(stderr, "pool_bench: unknown figure %s (palloc, request, "
-                    "connection, live, pfree)\n", argv[i]);
+        if (!known(argv[i])) {
+            unknown_figure(argv[i]);
             return 2;
         }
     }
-    pfree = (pfree_fn)dlsym(RTLD_DEFAULT, "apr_pfree");
+    env.pfree = (pfree_fn)dlsym(RTLD_DEFAULT, "apr_pfree");
     if (dladdr((void *)apr_palloc, &info) && info.dli_fname)
         printf("libapr: %s\n", info.dli_fname);
-    printf("apr_pfree: %s\n", pfree ? "yes" : "no");
+    printf("apr_pfree: %s\n", env.pfree ? "yes" : "no");
 
-    if (wanted(argc, argv, "palloc"))
-        bench_palloc(pool);
-    if (wanted(argc, argv, "request"))
-        bench_request_cycle(parent);
-    if (wanted(argc, argv, "connection"))
-        bench_connection_cycle();
-    if (wanted(argc, argv, "live"))
-        bench_live_footprint(parent);
-    if (pfree && wanted(argc, argv, "pfree"))
-        bench_pfree_loop(pool, pfree);
+    for (int k = 0; k < NFIGURES; k++)
+        if (wanted(argc, argv, figures[k].name))
+            figures[k].run(&env);
 
     apr_terminate();
     return 0;

@@ -12,7 +12,7 @@
 EXTRA_DIST += httpd-patch/README.md httpd-patch/build-modules.sh httpd-patch/apache2 \
 	httpd-patch/compare-code.py httpd-patch/PRISTINE.sha256 httpd-patch/src \
 	tests/httpd/test_reap_modules.sh tests/httpd/test_litmus.sh tests/httpd/xmlns_sorted.py tests/httpd-tests/run.sh tests/httpd-tests/tap.py \
-	loadtest/modules/run.sh loadtest/modules/survey.sh
+	loadtest/modules/run.sh loadtest/modules/survey.sh loadtest/modules/options.sh
 
 BUILD_MODULES = $(top_srcdir)/httpd-patch/build-modules.sh --build-dir $(abs_top_builddir)
 

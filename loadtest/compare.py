@@ -4,6 +4,7 @@
 """compare.py - a benchmark's goal ratios beside those of the run before.
 
 usage: loadtest/compare.py RESULTS [--same TEXT] [--before FILE] [--peers "A B"]
+       loadtest/compare.py --base BUILD FOLDER
 
 RESULTS is what a runner has just written under loadtest/results/:
   wrk-<stamp>-summary.csv  loadtest/wrk/run.sh: reap / stock req/s and
@@ -22,11 +23,20 @@ Markdown (the wrk and h2 runners append it to their .md), each ratio both
 runs have as before -> now, marking moves beyond 10%: about what the same
 code moves between runs on a shared two-core machine, so a mark is a
 reason to look, not a verdict.  Prints nothing without a run before.
+
+With --base, FOLDER is where loadtest/reapbench.sh BASE=BUILD wrote its
+rounds: it prints each reap and APR row of this build's glibc processes
+(reapbench-round-N-glibc.csv) over the same row of BUILD's
+(reapbench-base-round-N.csv), the medians of the rounds they share and in
+brackets the least and most of the rounds' own ratios, and writes them to
+FOLDER/reapbench-base.csv.
 """
 import argparse
 import csv
+import glob
 import os
 import re
+import statistics
 
 # reapbench-ratios.csv's columns: reap / peer, and the reap's footprint over
 # the live bytes; lower is better for every one
@@ -97,6 +107,39 @@ KINDS = {
 }
 
 
+def base_rounds(folder, pattern):
+    """(workload, allocator) -> {round: ns per allocation} of the reap and
+    APR rows in the round files of folder matching pattern."""
+    got = {}
+    for f in glob.glob(os.path.join(folder, pattern)):
+        rnd = int(re.search(r"round-(\d+)", f).group(1))
+        for row in rows(f):
+            if row["allocator"] in ("reap", "reap-free", "apr-pool"):
+                got.setdefault((row["workload"], row["allocator"]), {})[rnd] = float(row["ns_per_alloc"])
+    return got
+
+
+def against_base(folder, base):
+    """reapbench.sh BASE=base: this build ÷ base, row by row, both under
+    glibc, each round's pair having run one after the other."""
+    now, then = base_rounds(folder, "reapbench-round-*-glibc.csv"), base_rounds(folder, "reapbench-base-round-*.csv")
+    print()
+    print(f"this build ÷ BASE ({base}), ns per allocation under glibc; below 1 this build is faster")
+    lines = ["workload,allocator,ns_now,ns_base,ratio,ratio_min,ratio_max,rounds"]
+    workloads = "batch halffree mixed request reuse".split()
+    for key in sorted(now, key=lambda k: (workloads.index(k[0]), k[1])):
+        if key not in then:
+            continue
+        rounds = sorted(set(now[key]) & set(then[key]))
+        per = [now[key][r] / then[key][r] for r in rounds]
+        a, b = statistics.median(now[key][r] for r in rounds), statistics.median(then[key][r] for r in rounds)
+        print(f"{key[0]:9} {key[1]:9} {a:8.2f} {b:8.2f}  {a / b:5.2f} [{min(per):.2f}-{max(per):.2f}]")
+        lines.append(f"{key[0]},{key[1]},{a:.3f},{b:.3f},{a / b:.3f},{min(per):.3f},{max(per):.3f},{len(rounds)}")
+    with open(os.path.join(folder, "reapbench-base.csv"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("(CSV: loadtest/results/reapbench-base.csv)")
+
+
 def mark(was, now, higher_better):
     """' (worse)' or ' (better)' for a move beyond 10%, else ''."""
     up, down = now > was * 1.10, now < was / 1.10
@@ -135,7 +178,12 @@ def main():
     ap.add_argument("--same", default="")
     ap.add_argument("--before")
     ap.add_argument("--peers", help="mt: the allocators libreap-malloc is timed against")
+    ap.add_argument("--base", metavar="BUILD",
+                    help="RESULTS is reapbench.sh's folder: this build's rounds over BUILD's")
     opt = ap.parse_args()
+    if opt.base:
+        against_base(opt.results, opt.base)
+        return
     folder, name = os.path.split(os.path.abspath(opt.results))
     for kind, (pattern, read) in KINDS.items():
         m = re.fullmatch(pattern, name)

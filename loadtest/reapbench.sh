@@ -21,7 +21,8 @@
 # of this build over the same row of BASE: medians of the rounds, and in
 # brackets the least and most of the rounds' own ratios (each round's pair
 # ran one after the other).  Below 1, this build is faster.  Written to
-# loadtest/results/reapbench-base.csv.  ROUNDS=N sets the rounds [3].
+# loadtest/results/reapbench-base.csv (loadtest/compare.py --base).
+# ROUNDS=N sets the rounds [3].
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
@@ -146,29 +147,4 @@ PY
 python3 "$top/loadtest/compare.py" "$out/reapbench-ratios.csv" --before "$prev"
 [ -z "$base" ] && exit 0
 # This build against BASE, row by row: both under glibc, round by round.
-python3 - "$out" "$base" <<'PY'
-import csv, glob, re, statistics, sys
-out, base = sys.argv[1], sys.argv[2]
-def load(pattern):
-    got = {}
-    for f in glob.glob(f"{out}/{pattern}"):
-        rnd = int(re.search(r"round-(\d+)", f).group(1))
-        for row in csv.DictReader(open(f)):
-            if row["allocator"] in ("reap", "reap-free", "apr-pool"):
-                got.setdefault((row["workload"], row["allocator"]), {})[rnd] = float(row["ns_per_alloc"])
-    return got
-now, then = load("reapbench-round-*-glibc.csv"), load("reapbench-base-round-*.csv")
-print()
-print(f"this build ÷ BASE ({base}), ns per allocation under glibc; below 1 this build is faster")
-lines = ["workload,allocator,ns_now,ns_base,ratio,ratio_min,ratio_max,rounds"]
-for key in sorted(now, key=lambda k: ("batch halffree mixed request reuse".split().index(k[0]), k[1])):
-    if key not in then:
-        continue
-    rounds = sorted(set(now[key]) & set(then[key]))
-    per = [now[key][r] / then[key][r] for r in rounds]
-    a, b = statistics.median(now[key][r] for r in rounds), statistics.median(then[key][r] for r in rounds)
-    print(f"{key[0]:9} {key[1]:9} {a:8.2f} {b:8.2f}  {a / b:5.2f} [{min(per):.2f}-{max(per):.2f}]")
-    lines.append(f"{key[0]},{key[1]},{a:.3f},{b:.3f},{a / b:.3f},{min(per):.3f},{max(per):.3f},{len(rounds)}")
-open(f"{out}/reapbench-base.csv", "w").write("\n".join(lines) + "\n")
-print("(CSV: loadtest/results/reapbench-base.csv)")
-PY
+python3 "$top/loadtest/compare.py" --base "$base" "$out"

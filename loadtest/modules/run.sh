@@ -36,21 +36,15 @@ reps=3
 workloads="propfind inputsed longline rewrite autoindex"
 declare -A sizes=([propfind]="10000 50000 100000" [inputsed]="10 50 100"
     [longline]="1 2 4" [rewrite]="1 4 7" [autoindex]="10000 50000 100000")
-build=$top/build
-results=$top/loadtest/results
-while [ $# -gt 0 ]; do
+own_option() {   # the options of run.sh alone
     case $1 in
-    --reps) reps=$2; shift ;;
-    --workloads) workloads=$2; shift ;;
-    --sizes-*) sizes[${1#--sizes-}]=$2; shift ;;
-    --build) build=$2; shift ;;
-    --results) results=$2; shift ;;
-    -h | --help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    --reps) reps=$2 ;;
+    --sizes-*) sizes[${1#--sizes-}]=$2 ;;
+    *) return 1 ;;
     esac
-    shift
-done
-build=$(cd "$build" && pwd) || exit 2
+}
+# shellcheck source=options.sh
+. "$top/loadtest/modules/options.sh"
 MR_BUILDDIR=$build
 MR_APR_LIB=
 . "$top/tests/httpd/httpd_lib.sh"
@@ -99,13 +93,8 @@ EOF
 
 site() {
     [ "$SIDE" = reap ] && echo "LoadModule reap_module $MR_MOD_REAP"
+    mr_load_reap_aware "$MODS"
     cat <<EOF
-LoadModule alias_module $MR_MODDIR/mod_alias.so
-LoadModule dav_module $MR_MODDIR/mod_dav.so
-LoadModule dav_fs_module $MODS/mod_dav_fs.so
-LoadModule sed_module $MODS/mod_sed.so
-LoadModule rewrite_module $MODS/mod_rewrite.so
-LoadModule autoindex_module $MODS/mod_autoindex.so
 DavLockDB "$T/lock/davlock"
 Alias /w "$T/data/w"
 <Directory "$T/data/w">

@@ -27,19 +27,9 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 workloads="substitute include deflate proxy_html lua log_config"
-build=$top/build
-results=$top/loadtest/results
-while [ $# -gt 0 ]; do
-    case $1 in
-    --workloads) workloads=$2; shift ;;
-    --build) build=$2; shift ;;
-    --results) results=$2; shift ;;
-    -h | --help) sed -n '2,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
-    *) echo "survey.sh: unknown option $1" >&2; exit 2 ;;
-    esac
-    shift
-done
-build=$(cd "$build" && pwd) || exit 2
+own_option() { return 1; }   # survey.sh has only options.sh's
+# shellcheck source=options.sh
+. "$top/loadtest/modules/options.sh"
 MR_BUILDDIR=$build
 MR_APR_LIB=
 . "$top/tests/httpd/httpd_lib.sh"

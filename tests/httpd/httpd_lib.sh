@@ -147,6 +147,22 @@ ReapStatus On
 EOF
 }
 
+# The four reap-aware modules (httpd-patch/), built into
+# <build>/httpd-modules/lib (make httpd-modules).
+MR_REAP_AWARE="dav_fs sed rewrite autoindex"
+
+# mr_load_reap_aware <dir>: the LoadModule lines of the reap-aware modules
+# from <dir> (ours, or Debian's own in $MR_MODDIR), after Debian's
+# mod_alias and mod_dav, which they need.
+mr_load_reap_aware() {
+    for mr_m in alias dav; do
+        echo "LoadModule ${mr_m}_module $MR_MODDIR/mod_$mr_m.so"
+    done
+    for mr_m in $MR_REAP_AWARE; do
+        echo "LoadModule ${mr_m}_module $1/mod_$mr_m.so"
+    done
+}
+
 # mr_reap_apr_lib: print the lib directory of the reap-backed APR:
 # $MR_APR_LIB when set, else $REAP_APR_DIR/lib, where REAP_APR_DIR comes from
 # the environment, else configure's --with-reap-apr (the build's

@@ -32,7 +32,7 @@ MR_APR_LIB=${MR_APR_LIB:-}
 mr_need_reap_apr "the reap-aware modules' tests"
 REAP_APR=$MR_APR_LIB
 OURS=$MR_BUILDDIR/httpd-modules/lib
-for m in dav_fs sed rewrite autoindex; do
+for m in $MR_REAP_AWARE; do
     [ -f "$OURS/mod_$m.so" ] || mr_fatal "no $OURS/mod_$m.so (make httpd-modules)"
 done
 MR_SERVERS=1
@@ -83,14 +83,9 @@ chmod 755 "$T"
 
 MODS=
 mr_site_modules() {
+    echo "LoadModule reap_module $MR_MOD_REAP"
+    mr_load_reap_aware "$MODS"
     cat <<EOF
-LoadModule reap_module $MR_MOD_REAP
-LoadModule alias_module $MR_MODDIR/mod_alias.so
-LoadModule dav_module $MR_MODDIR/mod_dav.so
-LoadModule dav_fs_module $MODS/mod_dav_fs.so
-LoadModule sed_module $MODS/mod_sed.so
-LoadModule rewrite_module $MODS/mod_rewrite.so
-LoadModule autoindex_module $MODS/mod_autoindex.so
 LogFormat "%m %U %>s peak=%{reap-peak}n pid=%P" reaptest
 CustomLog "$MR_ROOT/logs/access.log" reaptest
 <Location /reap-status>
