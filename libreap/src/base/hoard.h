@@ -69,7 +69,7 @@
  * dry may add to their caps, per thread), G_total = tcache_grow_total
  * (what all threads' caps may add together: a server of hundreds of
  * threads does not keep hundreds of G), O = outbox_bytes,
- * L = large_cache_bytes.  Blocks in a thread's cache or outbox count as
+ * L = max(large_cache_bytes, live large bytes / 2).  Blocks in a thread's cache or outbox count as
  * in use for the heaps, which is why T * (C + G + O) appears.
  */
 #ifndef RP_HOARD_H

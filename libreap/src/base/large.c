@@ -19,8 +19,9 @@
  *
  * Reaps ask for the same chunk sizes again and again, and programs often
  * free and reallocate buffers of one size, so freed default-aligned
- * mappings are kept (up to large_cache bytes, best fit within 1.5x) instead
- * of being given back at once; the rest go straight back to the OS.  Like
+ * mappings are kept (up to large_cache bytes, or half the other live large
+ * objects' bytes when that is more: cache_limit; best fit within 1.5x)
+ * instead of being given back at once; the rest go straight back to the OS.  Like
  * the global heap's empty superblocks, a cached mapping that stays unused
  * through a whole decay period (decay_ms) goes back at the next large
  * operation, so the cache holds what the program recycles now, not the
@@ -195,13 +196,27 @@ static rp_hd_sb_t *cache_take(size_t size)
     return best;
 }
 
+/* What the cache may hold: large_cache, or half the bytes of the other
+ * live large objects when that is more.  A program that keeps many large
+ * buffers and replaces them (mimalloc-bench's malloc-large: 20 of 5-25
+ * MiB) frees them faster than a fixed few tens of MiB can keep, and each
+ * one it could not keep was faulted in page by page again; the decay
+ * still gives back whatever goes unused for a period, so a larger cache
+ * costs memory only while it is being reused. */
+static size_t cache_limit(const rp_hd_sb_t *freed)
+{
+    uint64_t live = rp_hd_large_in_use(), mine = freed->map_len;
+    uint64_t half = live > mine ? (live - mine) / 2 : 0;
+    return half > rp_hd_opt.large_cache ? (size_t)half : rp_hd_opt.large_cache;
+}
+
 static bool cache_put(rp_hd_sb_t *h)
 {
     bool kept = false;
     rp_hd_sb_t *expired[CACHE_MAX];
     pthread_mutex_lock(&large_lock);
     uint32_t nexp = cache_expire(expired);
-    if (cache_n < CACHE_MAX && rp_hd_large_cached() + span(h) <= rp_hd_opt.large_cache) {
+    if (cache_n < CACHE_MAX && rp_hd_large_cached() + span(h) <= cache_limit(h)) {
         uint32_t i = cache_find(h->usable);
         memmove(&cache[i + 1], &cache[i], (cache_n - i) * sizeof cache[0]);
         cache[i] = (cached_t){h->usable, h, decay.epoch};
