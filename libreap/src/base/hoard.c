@@ -436,8 +436,7 @@ size_t rp_hoard_usable_size(const void *p)
 {
     if (!p || rp_hd_zero_has(p))
         return 0;
-    const rp_hd_sb_t *h = rp_hd_map_header((const char *)p - 1);
-    rp_hd_sb_t *sb = (rp_hd_sb_t *)h;
+    rp_hd_sb_t *sb = (rp_hd_sb_t *)rp_hd_map_header((const char *)p - 1);
     if (sb && sb->magic == RP_HD_LARGE_MAGIC && (const char *)p < sb->end)
         return (size_t)(sb->end - (const char *)p);
     if (!sb || sb->magic != RP_HD_SB_MAGIC) {

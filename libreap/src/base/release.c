@@ -54,12 +54,20 @@ static uint64_t now_ms(void)
 }
 
 /* Every operation the heaps and the large objects have counted: while it
- * changes, the program is using the allocator. */
-static uint64_t activity(void)
+ * changes, the program is using the allocator.  With `locked', each
+ * heap's count is read under its lock: an operation that counted itself
+ * after this read sees asleep set (it reads the flag under the same lock,
+ * rp_hd_release_wake), one before it is in the sum. */
+static uint64_t activity(bool locked)
 {
     uint64_t n = rp_hd_large_ops();
-    for (uint32_t i = 0; i <= rp_hd_nheaps; i++)
+    for (uint32_t i = 0; i <= rp_hd_nheaps; i++) {
+        if (locked)
+            pthread_mutex_lock(&rp_hd_heaps[i].lock);
         n += atomic_load_explicit(&rp_hd_heaps[i].ops, memory_order_relaxed);
+        if (locked)
+            pthread_mutex_unlock(&rp_hd_heaps[i].lock);
+    }
     return n;
 }
 
@@ -75,20 +83,6 @@ static bool tick(void)
     return pending;
 }
 
-/* activity(), each heap's count read under its lock: an operation that
- * counted itself after this read sees asleep set (it reads the flag under
- * the same lock, rp_hd_release_wake), one before it is in the sum. */
-static uint64_t activity_locked(void)
-{
-    uint64_t n = rp_hd_large_ops();
-    for (uint32_t i = 0; i <= rp_hd_nheaps; i++) {
-        pthread_mutex_lock(&rp_hd_heaps[i].lock);
-        n += atomic_load_explicit(&rp_hd_heaps[i].ops, memory_order_relaxed);
-        pthread_mutex_unlock(&rp_hd_heaps[i].lock);
-    }
-    return n;
-}
-
 /* Whether the thread may sleep until poked: nothing happened since
  * activity read seen.  Sets asleep first, without bg_lock (wakers take
  * it under heap locks), so that no operation after the check goes
@@ -96,7 +90,7 @@ static uint64_t activity_locked(void)
 static bool may_sleep(uint64_t seen)
 {
     atomic_store_explicit(&rp_hd_bg.asleep, 1, memory_order_seq_cst);
-    if (activity_locked() == seen)
+    if (activity(true) == seen)
         return true;
     atomic_store_explicit(&rp_hd_bg.asleep, 0, memory_order_relaxed);
     return false;
@@ -127,13 +121,13 @@ static void *bg_main(void *arg)
 {
     (void)arg;
     rp_hd_tls = &rp_hd_nocache; /* frees (the trim hook's) go straight to their superblocks */
-    uint64_t seen = activity(), trimmed_at = seen - 1, quiet_since = now_ms();
+    uint64_t seen = activity(false), trimmed_at = seen - 1, quiet_since = now_ms();
     pthread_mutex_lock(&bg_lock);
     for (;;) {
         pthread_mutex_unlock(&bg_lock);
         uint64_t before = returned();
         bool pending = tick();
-        uint64_t a = activity(), t = now_ms();
+        uint64_t a = activity(false), t = now_ms();
         size_t idle = __atomic_load_n(&rp_hd_opt.idle_ms, __ATOMIC_RELAXED);
         if (a != seen) {
             seen = a;
@@ -143,7 +137,7 @@ static void *bg_main(void *arg)
         if (trim_due && t - quiet_since >= idle) {
             rp_base_trim();
             atomic_fetch_add_explicit(&rp_hd_bg.trims, 1, memory_order_relaxed);
-            seen = trimmed_at = activity(); /* the trim's own operations */
+            seen = trimmed_at = activity(false); /* the trim's own operations */
             trim_due = false;
             pending = false; /* the trim gave back all the decay would have */
         }
