@@ -41,8 +41,33 @@ stat_of() {
     awk -v f="$2" '$1 == f { print $2 }' "$1"
 }
 
-# burst_then_idle <REAP_RELEASE>: one 48 MiB request, 3 s of idle, stop;
-# sets TRIMS and RETURNED from the statistics of the child that served it.
+# kib_of <pid> <field>: a figure of the process's status in KiB.
+kib_of() {
+    awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# idle_until_returned <pid>: waits, up to 30 s, until the child's resident
+# set is 8 MiB below what it was just after the burst (the thread's decay
+# comes after quiet, not before this first look; VmHWM will not do, a
+# child's starts with its parent's), then 2 s more, nearly seven idle
+# periods, for the whole trim that follows the decay.  A loaded machine
+# gets the time it needs; the counters, read after the stop, decide.
+idle_until_returned() {
+    after=$(kib_of "$1" VmRSS)
+    i=0
+    while [ -n "$after" ] && [ $i -lt 150 ]; do
+        now=$(kib_of "$1" VmRSS)
+        [ -n "$now" ] && [ "$now" -le $((after - 8 * 1024)) ] && break
+        sleep 0.2
+        i=$((i + 1))
+    done
+    sleep 2
+}
+
+# burst_then_idle <REAP_RELEASE>: one 48 MiB request, idle (as above
+# with the thread on; 3 s, ten idle periods, with it off),
+# stop; sets TRIMS and RETURNED from the statistics of the child that
+# served it.
 burst_then_idle() {
     rm -f "$STATS"/*
     export REAP_STATS_FILE="$STATS/stats-%p" REAP_IDLE_MS=300 REAP_RELEASE="$1"
@@ -52,7 +77,11 @@ burst_then_idle() {
     mr_get "/hog?total=$((48 * MIB))&size=1000"
     mr_check "REAP_RELEASE=$1: the 48 MiB request is served" test "$MR_STATUS" = 200
     child=$(mr_children | tr -d ' ')
-    sleep 3
+    if [ "$1" = on ]; then
+        idle_until_returned "$child"
+    else
+        sleep 3
+    fi
     mr_check "REAP_RELEASE=$1: the error log is clean" mr_log_clean
     mr_stop
     unset REAP_STATS_FILE REAP_IDLE_MS REAP_RELEASE
