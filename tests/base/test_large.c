@@ -58,7 +58,7 @@ static void test_large_cache(void **state)
     assert_ptr_equal(q, p);
     assert_int_equal(atomic_load(&rp_hd_cnt.maps), maps);
     rp_hoard_free(q);
-    /* ... but not for a much smaller one, which would waste it. */
+    /* ... but not for one under a quarter of its size, which would waste it. */
     void *r = rp_hoard_malloc(40000);
     assert_ptr_not_equal(r, p);
     rp_hoard_free(r);
@@ -78,7 +78,7 @@ static void test_large_best_fit(void **state)
         rp_hoard_free(p[i]);
     void *q600 = rp_hoard_malloc(600000); /* fits 610000, 700000, 820000 */
     void *q690 = rp_hoard_malloc(690000); /* fits 700000, 820000 */
-    void *q500 = rp_hoard_malloc(500000); /* fits 520000 (820000 is over 1.5x) */
+    void *q500 = rp_hoard_malloc(500000); /* fits 520000, 820000 */
     void *q800 = rp_hoard_malloc(800000); /* fits 820000 */
     assert_ptr_equal(q600, p[3]);
     assert_ptr_equal(q690, p[2]);
@@ -88,6 +88,44 @@ static void test_large_best_fit(void **state)
     rp_hoard_free(q690);
     rp_hoard_free(q500);
     rp_hoard_free(q800);
+}
+
+/* A mapping more than 1.5 times the request still serves it (up to four
+ * times), but the pages past the request go back first: they read as
+ * zero, the OS has them (returned), and nothing new is mapped.  Within
+ * 1.5 times, the mapping comes back as it was. */
+static void test_large_reuse_purges_tail(void **state)
+{
+    (void)state;
+    const size_t big = 2u << 20, page = rp_hd_os_page();
+    rp_hoard_trim(); /* no mapping of another test fits better */
+    unsigned char *p = rp_hoard_malloc(big);
+    assert_non_null(p);
+    size_t usable = rp_hoard_usable_size(p);
+    memset(p, 0x5a, usable);
+    rp_hoard_free(p);
+
+    uint64_t maps = atomic_load(&rp_hd_cnt.maps);
+    uint64_t returned = atomic_load(&rp_hd_cnt.returned);
+    size_t small = big / 3 + 100; /* 3x: over 1.5x, under 4x */
+    unsigned char *q = rp_hoard_malloc(small);
+    assert_ptr_equal(q, p);
+    assert_int_equal(atomic_load(&rp_hd_cnt.maps), maps);
+    size_t kept = (small + page - 1) & ~(page - 1);
+    assert_int_equal(atomic_load(&rp_hd_cnt.returned), returned + (usable - kept));
+    assert_int_equal(q[kept - 1], 0x5a); /* the request's pages: as they were */
+    for (size_t i = kept; i < usable; i += page / 2)
+        assert_int_equal(q[i], 0);
+    assert_int_equal(rp_hoard_usable_size(q), usable);
+    memset(q, 0x5a, usable); /* all of it can be used, and faults back in */
+    rp_hoard_free(q);
+
+    returned = atomic_load(&rp_hd_cnt.returned);
+    unsigned char *r = rp_hoard_malloc(big - big / 4); /* within 1.5x */
+    assert_ptr_equal(r, p);
+    assert_int_equal(atomic_load(&rp_hd_cnt.returned), returned);
+    assert_int_equal(r[usable - 1], 0x5a);
+    rp_hoard_free(r);
 }
 
 /* Beyond the cache limit, freed mappings go back to the OS at once. */
@@ -209,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_large_basic),
         cmocka_unit_test(test_large_cache),
         cmocka_unit_test(test_large_best_fit),
+        cmocka_unit_test(test_large_reuse_purges_tail),
         cmocka_unit_test(test_large_returned),
         cmocka_unit_test(test_large_cache_follows_live),
         cmocka_unit_test(test_memalign),

@@ -70,7 +70,9 @@
  * (what all threads' caps may add together: a server of hundreds of
  * threads does not keep hundreds of G), O = outbox_bytes,
  * L = max(large_cache_bytes, live large bytes / 2).  Blocks in a thread's cache or outbox count as
- * in use for the heaps, which is why T * (C + G + O) appears.
+ * in use for the heaps, which is why T * (C + G + O) appears.  A live
+ * large object holds at most 4x its size of address space (a cached
+ * mapping it reused), at most 1.5x its size of it resident (large.c).
  */
 #ifndef RP_HOARD_H
 #define RP_HOARD_H

@@ -20,11 +20,11 @@
  * Reaps ask for the same chunk sizes again and again, and programs often
  * free and reallocate buffers of one size, so freed default-aligned
  * mappings are kept (up to large_cache bytes, or half the other live large
- * objects' bytes when that is more: cache_limit; best fit within 1.5x)
- * instead of being given back at once; the rest go straight back to the OS.  Like
- * the global heap's empty superblocks, a cached mapping that stays unused
- * through a whole decay period (decay_ms) goes back at the next large
- * operation, so the cache holds what the program recycles now, not the
+ * objects' bytes when that is more: cache_limit; best fit, see cache_take)
+ * instead of being given back at once; the rest go straight back to the
+ * OS.  Like the global heap's empty superblocks, a cached mapping that
+ * stays unused through some decay periods (decay_periods) goes back at the
+ * next large operation or the release thread's tick, so the cache holds what the program recycles now, not the
  * most it ever freed (a server's footprint falls after a peak).  A cached
  * mapping's header says RP_HD_CACHED_MAGIC, so freeing its object again
  * is reported as a double free instead of caching it twice.  The address
@@ -123,17 +123,28 @@ static uint32_t cache_find(size_t size)
     return lo;
 }
 
+/* Decay periods a cached mapping stays unused before it goes back: four
+ * (200-250 ms by default), where an empty superblock waits one.  A
+ * program recycles its large objects far less often than its small ones:
+ * malloc-large allocates one every 3 ms, so a mapping of a size the next
+ * few requests did not ask for went back within 50-100 ms and the request
+ * that wanted it faulted a new one in (1.3 M page faults against 0.8 M
+ * with four periods).  When the program goes quiet, the release thread's
+ * trim (REAP_IDLE_MS) gives back all of the cache anyway.  With
+ * REAP_DECAY_MS=0 nothing waits. */
+static uint32_t decay_periods(void) { return rp_hd_opt.decay_ms ? 4 : 1; }
+
 /* Starts a new decay period when the current one is over and moves the
- * entries cached before the previous one began (unused for at least a
- * whole period) to out[]; returns how many.  large_lock held. */
+ * entries unused through decay_periods() whole periods to out[]; returns
+ * how many.  large_lock held. */
 static uint32_t cache_expire(rp_hd_sb_t **out)
 {
     uint32_t stale, n = 0;
     if (!rp_hd_decay_tick(&decay, &stale))
         return 0;
-    uint32_t kept = 0;
+    uint32_t kept = 0, periods = decay_periods();
     for (uint32_t i = 0; i < cache_n; i++) { /* one pass, keeping the order */
-        if (cache[i].epoch < stale) {
+        if (cache[i].epoch + periods <= stale) {
             out[n++] = cache[i].h;
             cache_count(cache[i].h, false);
         } else {
@@ -180,19 +191,36 @@ static size_t page_up(size_t n)
 
 size_t rp_hd_large_usable(size_t size) { return page_up(size); }
 
+/* A cached mapping serves a request of at least a quarter of its size
+ * (best fit: the smallest that is big enough).  Above 1.5x the request,
+ * the pages past the request are purged first, so that a live object
+ * keeps at most half its size again resident that it was never asked
+ * for; the address space stays the object's until it is freed.  Reuse
+ * within 1.5x only, as before, missed most of the time when a program's
+ * large objects vary in size (mimalloc-bench's malloc-large: 5-25 MiB),
+ * and every miss faulted a whole new object in page by page; a purge costs
+ * one madvise of pages already resident, and only those the next user of
+ * the mapping does not ask for. */
+#define REUSE_MAX 4
+#define PURGE_ABOVE(size) ((size) + (size) / 2)
+
 /* Best cached mapping for size (default alignment), removed; or NULL. */
 static rp_hd_sb_t *cache_take(size_t size)
 {
     rp_hd_sb_t *best = NULL, *expired[CACHE_MAX];
     pthread_mutex_lock(&large_lock);
     uint32_t nexp = cache_expire(expired);
-    uint32_t i = cache_find(size); /* the smallest that is big enough */
-    if (i < cache_n && cache[i].usable <= size + size / 2) { /* within 1.5x */
+    uint32_t i = cache_find(size);
+    if (i < cache_n && cache[i].usable / REUSE_MAX <= size) {
         best = cache_remove(i);
         best->magic = RP_HD_LARGE_MAGIC;
     }
     pthread_mutex_unlock(&large_lock);
     give_back_all(expired, nexp);
+    if (best && best->usable > PURGE_ABOVE(size)) {
+        char *tail = (char *)best + default_off() + page_up(size);
+        rp_hd_os_purge_in_place(tail, (size_t)(best->end - tail));
+    }
     return best;
 }
 
