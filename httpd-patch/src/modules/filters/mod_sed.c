@@ -26,9 +26,14 @@
  * free function gives them back to the pool when the reader destroys the
  * bucket; the pool's cleanup converts nothing and frees nothing twice.  On
  * Debian's stock APR the filter keeps its pool buckets, as Debian's does.
- * The output filter (OutputSed) is unchanged: it writes into a scratch
- * subpool with transient buckets and clears it every
- * MAX_TRANSIENT_BUCKETS.  The diff: make -C build httpd-diff.
+ * The output filter (OutputSed) writes into a scratch subpool with
+ * transient buckets and clears it every MAX_TRANSIENT_BUCKETS, as Debian's
+ * does, with one change for long lines, on any APR: a write of at least
+ * the output buffer's size (a long line) is passed down at once in a
+ * transient bucket over libsed's line buffer instead of being copied into
+ * the subpool until the end of the brigade (pass_transient).  The
+ * response's bytes are Debian's; only where its chunks are cut differs.
+ * The diff: make -C build httpd-diff.
  */
 
 #include "httpd.h"
@@ -182,6 +187,30 @@ static apr_status_t append_bucket(sed_filter_ctxt* ctx, char* buf, apr_size_t sz
     return status;
 }
 
+/* pass_transient
+ * The output filter's write of sz >= bufsize bytes (a long line): instead
+ * of copying it into tpool (which held a second copy of the line until the
+ * end of the brigade), pass it down now in a transient bucket, with what
+ * ctx->bb holds before it, while buf (libsed's line buffer) is still
+ * valid.  A filter that keeps a transient bucket past its return sets it
+ * aside; the core output filter writes all but at most
+ * flush_max_threshold bytes of it before returning (should_send_brigade).
+ * Then tpool is cleared, as after MAX_TRANSIENT_BUCKETS.
+ */
+static apr_status_t pass_transient(sed_filter_ctxt *ctx, char *buf,
+                                   apr_size_t sz)
+{
+    apr_status_t status;
+    apr_bucket *b = apr_bucket_transient_create(buf, sz,
+                                        ctx->r->connection->bucket_alloc);
+
+    APR_BRIGADE_INSERT_TAIL(ctx->bb, b);
+    status = ap_pass_brigade(ctx->f->next, ctx->bb);
+    apr_brigade_cleanup(ctx->bb);
+    clear_ctxpool(ctx);
+    return status;
+}
+
 /*
  * flush_output_buffer
  * Flush the  output data (stored in ctx->outbuf)
@@ -227,7 +256,14 @@ static apr_status_t sed_write_output(void *dummy, char *buf, apr_size_t sz)
         if (status == APR_SUCCESS) {
             /* if size is bigger than the allocated buffer directly add to output
              * brigade */
-            if (sz >= ctx->bufsize) {
+            if (sz >= ctx->bufsize && ctx->tpool != ctx->r->pool) {
+                /* The output filter: pass it on now, uncopied */
+                status = pass_transient(ctx, buf, sz);
+                if (status == APR_SUCCESS) {
+                    alloc_outbuf(ctx);
+                }
+            }
+            else if (sz >= ctx->bufsize) {
                 char* newbuf = alloc_chunk(ctx, sz);
 
                 memcpy(newbuf, buf, sz);
