@@ -20,7 +20,7 @@
 
 /*
  * Changed by the reap project (see NOTICE): Debian's apache2 2.4.68 file
- * with one free and a substitution made in place.
+ * with one free, a substitution made in place, and one function added.
  * - grow_buffer() copies a line, hold or generation buffer into one twice
  *   as large and used to abandon the old one in the pool, so a long line
  *   left every smaller copy in the request pool; it now frees the old
@@ -38,6 +38,9 @@
  *   read by nothing (l and x overwrite them).  The only difference: a line
  *   whose copy in genbuf would have passed MAX_BUF_SIZE while the line
  *   buffer could hold it is substituted, where Debian's failed (ENOMEM).
+ * - sed_reserve_line(), for our mod_sed.c, which reads a long line in
+ *   pieces: sizes the line buffer once for the whole line, as one
+ *   sed_eval_buffer() call with the line in one piece would.
  * The diff: make -C build httpd-diff.
  */
 
@@ -480,6 +483,24 @@ apr_status_t sed_eval_buffer(sed_eval_t *eval, const char *buf, apr_size_t bufsz
     }
 
     return APR_SUCCESS;
+}
+
+/*
+ * sed_reserve_line (the reap project's; mod_sed.c declares it)
+ * The caller knows that the next n bytes it will pass to sed_eval_buffer
+ * hold no newline, or end with the first one: grow the line buffer now, to
+ * what appendmem_to_linebuf would ask for those n bytes in one piece, so
+ * that a long line read in pieces is not copied through a chain of ever
+ * larger buffers (all of which stay resident).  A failure is not reported:
+ * sed_eval_buffer then grows, and fails, as before.
+ */
+void sed_reserve_line(sed_eval_t *eval, apr_size_t n)
+{
+    apr_size_t held = eval->lreadyflag ? 0 : eval->lspend - eval->linebuf;
+
+    if (!eval->quitflag && n <= MAX_BUF_SIZE && eval->lsize < held + n) {
+        (void)grow_line_buffer(eval, held + n);
+    }
 }
 
 /*
