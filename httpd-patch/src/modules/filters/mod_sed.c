@@ -514,6 +514,7 @@ static apr_status_t sed_response_filter(ap_filter_t *f,
             if (!APR_BUCKET_IS_METADATA(b)) {
                 const char *buf = NULL;
                 apr_size_t bytes = 0;
+                int file_next;
 
                 if (APR_BUCKET_IS_FILE(b)) {
                     /* read SED_FILE_PIECE bytes of it, unmapped */
@@ -521,20 +522,24 @@ static apr_status_t sed_response_filter(ap_filter_t *f,
                     apr_bucket_file_set_buf_size(b, SED_FILE_PIECE);
                 }
                 status = apr_bucket_read(b, &buf, &bytes, APR_BLOCK_READ);
+                file_next = APR_BUCKET_NEXT(b) != APR_BRIGADE_SENTINEL(bb)
+                            && APR_BUCKET_IS_FILE(APR_BUCKET_NEXT(b));
                 if (status == APR_SUCCESS && bytes > 0
-                    && memchr(buf, '\n', bytes) == NULL) {
-                    if (ctx->ahead >= bytes) {
-                        ctx->ahead -= bytes;      /* sized already */
+                    && (ctx->ahead > 0 || file_next)) {
+                    if (memchr(buf, '\n', bytes) != NULL) {
+                        ctx->ahead = 0;           /* the open line ends */
                     }
-                    else if (APR_BUCKET_NEXT(b) != APR_BRIGADE_SENTINEL(bb)
-                             && APR_BUCKET_IS_FILE(APR_BUCKET_NEXT(b))) {
+                    else if (ctx->ahead >= bytes) {
+                        ctx->ahead -= bytes;      /* sized for already */
+                    }
+                    else if (file_next) {
                         /* a line longer than a piece, going on in the file */
                         ctx->ahead = line_rest(ctx, APR_BUCKET_NEXT(b));
                         sed_reserve_line(&ctx->eval, bytes + ctx->ahead);
                     }
-                }
-                else {
-                    ctx->ahead = 0;
+                    else {
+                        ctx->ahead = 0;
+                    }
                 }
                 if (status == APR_SUCCESS) {
                     status = sed_eval_buffer(&ctx->eval, buf, bytes, ctx);
