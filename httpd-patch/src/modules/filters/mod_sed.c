@@ -26,9 +26,20 @@
  * free function gives them back to the pool when the reader destroys the
  * bucket; the pool's cleanup converts nothing and frees nothing twice.  On
  * Debian's stock APR the filter keeps its pool buckets, as Debian's does.
- * The output filter (OutputSed) is unchanged: it writes into a scratch
- * subpool with transient buckets and clears it every
- * MAX_TRANSIENT_BUCKETS.  The diff: make -C build httpd-diff.
+ * The output filter (OutputSed) writes into a scratch subpool with
+ * transient buckets and clears it every MAX_TRANSIENT_BUCKETS, as Debian's
+ * does, with two changes for long lines, on any APR.  A write of at least
+ * the output buffer's size (a long line) is passed down at once in a
+ * transient bucket over libsed's line buffer instead of being copied into
+ * the subpool until the end of the brigade (pass_transient).  A file
+ * bucket is read SED_FILE_PIECE bytes at a time with read(2), not mapped
+ * up to 4 MB at a time, and a line longer than a piece has its line buffer
+ * sized once, from a look ahead in the file (line_rest, sed_reserve_line
+ * in our sed1.c), instead of doubling through buffers that all stay
+ * resident.  With sed1.c's substitution in place, a 4 MB line takes one
+ * 4 MB buffer, where Debian's took three and the file's mapping.  The
+ * response's bytes are Debian's; only where its chunks are cut differs.
+ * The diff: make -C build httpd-diff.
  */
 
 #include "httpd.h"
@@ -45,6 +56,15 @@
 static const char *sed_filter_name = "Sed";
 #define MODSED_OUTBUF_SIZE 8000
 #define MAX_TRANSIENT_BUCKETS 50
+/* The output filter reads a file bucket with read(2) this many bytes at a
+ * time, not mapped whole (up to 4 MB at a time); a line longer than a piece
+ * has its line buffer sized once (sed_reserve_line).  SED_RESERVE_MAX is
+ * sed1.c's MAX_BUF_SIZE: a longer line fails there, reserved or not. */
+#define SED_FILE_PIECE (16 * 1024)
+#define SED_RESERVE_MAX (1024 * 8192)
+
+/* sed1.c (ours): size the line buffer for n more bytes of the line */
+void sed_reserve_line(sed_eval_t *eval, apr_size_t n);
 
 typedef struct sed_expr_config
 {
@@ -66,6 +86,9 @@ typedef struct sed_filter_ctxt
     request_rec *r;
     apr_bucket_brigade *bb;
     apr_bucket_brigade *bbinp;
+    apr_bucket_brigade *scan;       /* line_rest's read of a file ahead */
+    apr_size_t ahead;               /* bytes of the open line known to come
+                                     * (line_rest), sized for already */
     char *outbuf;
     char *curoutbuf;
     apr_size_t bufsize;
@@ -182,6 +205,30 @@ static apr_status_t append_bucket(sed_filter_ctxt* ctx, char* buf, apr_size_t sz
     return status;
 }
 
+/* pass_transient
+ * The output filter's write of sz >= bufsize bytes (a long line): instead
+ * of copying it into tpool (which held a second copy of the line until the
+ * end of the brigade), pass it down now in a transient bucket, with what
+ * ctx->bb holds before it, while buf (libsed's line buffer) is still
+ * valid.  A filter that keeps a transient bucket past its return sets it
+ * aside; the core output filter writes all but at most
+ * flush_max_threshold bytes of it before returning (should_send_brigade).
+ * Then tpool is cleared, as after MAX_TRANSIENT_BUCKETS.
+ */
+static apr_status_t pass_transient(sed_filter_ctxt *ctx, char *buf,
+                                   apr_size_t sz)
+{
+    apr_status_t status;
+    apr_bucket *b = apr_bucket_transient_create(buf, sz,
+                                        ctx->r->connection->bucket_alloc);
+
+    APR_BRIGADE_INSERT_TAIL(ctx->bb, b);
+    status = ap_pass_brigade(ctx->f->next, ctx->bb);
+    apr_brigade_cleanup(ctx->bb);
+    clear_ctxpool(ctx);
+    return status;
+}
+
 /*
  * flush_output_buffer
  * Flush the  output data (stored in ctx->outbuf)
@@ -227,7 +274,14 @@ static apr_status_t sed_write_output(void *dummy, char *buf, apr_size_t sz)
         if (status == APR_SUCCESS) {
             /* if size is bigger than the allocated buffer directly add to output
              * brigade */
-            if (sz >= ctx->bufsize) {
+            if (sz >= ctx->bufsize && ctx->tpool != ctx->r->pool) {
+                /* The output filter: pass it on now, uncopied */
+                status = pass_transient(ctx, buf, sz);
+                if (status == APR_SUCCESS) {
+                    alloc_outbuf(ctx);
+                }
+            }
+            else if (sz >= ctx->bufsize) {
                 char* newbuf = alloc_chunk(ctx, sz);
 
                 memcpy(newbuf, buf, sz);
@@ -256,6 +310,55 @@ static apr_status_t sed_write_output(void *dummy, char *buf, apr_size_t sz)
         ctx->curoutbuf += sz;
     }
     return status;
+}
+
+/* line_rest
+ * How many bytes of file bucket b belong to the line that the data before
+ * it leaves open: up to and with b's first newline, or all of b and one
+ * more (the NUL sed adds to a last line without one) when b has none.
+ * Read through a copy of b, one piece at a time, each freed before the
+ * next (b, which shares the file, is read again when sed evaluates it);
+ * the count stops past SED_RESERVE_MAX (sed's own limit), and is 0 when
+ * the file cannot be read.
+ */
+static apr_size_t line_rest(sed_filter_ctxt *ctx, apr_bucket *b)
+{
+    apr_bucket *c;
+    apr_size_t n = 0;
+
+    if (ctx->scan == NULL) {
+        ctx->scan = apr_brigade_create(ctx->r->pool,
+                                       ctx->r->connection->bucket_alloc);
+    }
+    if (apr_bucket_copy(b, &c) != APR_SUCCESS) {
+        return 0;
+    }
+    APR_BRIGADE_INSERT_TAIL(ctx->scan, c);
+    for (;;) {
+        const char *buf, *nl;
+        apr_size_t len;
+
+        if (APR_BRIGADE_EMPTY(ctx->scan)) {
+            n++;
+            break;
+        }
+        c = APR_BRIGADE_FIRST(ctx->scan);
+        if (apr_bucket_read(c, &buf, &len, APR_BLOCK_READ) != APR_SUCCESS) {
+            n = 0;
+            break;
+        }
+        if ((nl = memchr(buf, '\n', len)) != NULL) {
+            n += nl - buf + 1;
+            break;
+        }
+        n += len;
+        if (n > SED_RESERVE_MAX) {
+            break;
+        }
+        apr_bucket_delete(c);
+    }
+    apr_brigade_cleanup(ctx->scan);
+    return n;
 }
 
 /* Compile a sed expression. Compiled context is saved in sed_cfg->sed_cmds.
@@ -411,8 +514,33 @@ static apr_status_t sed_response_filter(ap_filter_t *f,
             if (!APR_BUCKET_IS_METADATA(b)) {
                 const char *buf = NULL;
                 apr_size_t bytes = 0;
+                int file_next;
 
+                if (APR_BUCKET_IS_FILE(b)) {
+                    /* read SED_FILE_PIECE bytes of it, unmapped */
+                    apr_bucket_file_enable_mmap(b, 0);
+                    apr_bucket_file_set_buf_size(b, SED_FILE_PIECE);
+                }
                 status = apr_bucket_read(b, &buf, &bytes, APR_BLOCK_READ);
+                file_next = APR_BUCKET_NEXT(b) != APR_BRIGADE_SENTINEL(bb)
+                            && APR_BUCKET_IS_FILE(APR_BUCKET_NEXT(b));
+                if (status == APR_SUCCESS && bytes > 0
+                    && (ctx->ahead > 0 || file_next)) {
+                    if (memchr(buf, '\n', bytes) != NULL) {
+                        ctx->ahead = 0;           /* the open line ends */
+                    }
+                    else if (ctx->ahead >= bytes) {
+                        ctx->ahead -= bytes;      /* sized for already */
+                    }
+                    else if (file_next) {
+                        /* a line longer than a piece, going on in the file */
+                        ctx->ahead = line_rest(ctx, APR_BUCKET_NEXT(b));
+                        sed_reserve_line(&ctx->eval, bytes + ctx->ahead);
+                    }
+                    else {
+                        ctx->ahead = 0;
+                    }
+                }
                 if (status == APR_SUCCESS) {
                     status = sed_eval_buffer(&ctx->eval, buf, bytes, ctx);
                 }

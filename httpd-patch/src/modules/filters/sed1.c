@@ -20,14 +20,28 @@
 
 /*
  * Changed by the reap project (see NOTICE): Debian's apache2 2.4.68 file
- * with one free.  grow_buffer() copies a line, hold or generation buffer
- * into one twice as large and used to abandon the old one in the pool, so a
- * long line (a 4 MB line through OutputSed) left every smaller copy in the
- * request pool; it now frees the old buffer with ap_pfree (mod_reap.h), a
- * no-op on Debian's stock APR.  Every pointer into the old buffer is moved
- * to the new one by the callers (append_to_linebuf's step_vars) or is not
- * used again before the next match sets it.  The diff: make -C build
- * httpd-diff.
+ * with one free, a substitution made in place, and one function added.
+ * - grow_buffer() copies a line, hold or generation buffer into one twice
+ *   as large and used to abandon the old one in the pool, so a long line
+ *   left every smaller copy in the request pool; it now frees the old
+ *   buffer with ap_pfree (mod_reap.h), a no-op on Debian's stock APR.
+ *   Every pointer into the old buffer is moved to the new one by the
+ *   callers (append_to_linebuf's step_vars, splice_linebuf) or is not used
+ *   again before the next match sets it.
+ * - dosub() built the whole new line in genbuf (the text before the match,
+ *   the replacement, the rest) and copied it back into the line buffer, so
+ *   a long line was held twice and genbuf kept its size.  It now builds
+ *   only the replacement there, and splice_linebuf() moves the rest of the
+ *   line and puts the replacement in place: the same bytes (cut at the
+ *   first NUL, as the copy was), the same growth of the line buffer, the
+ *   same loc1, loc2 and locs; genbuf's contents after a substitution are
+ *   read by nothing (l and x overwrite them).  The only difference: a line
+ *   whose copy in genbuf would have passed MAX_BUF_SIZE while the line
+ *   buffer could hold it is substituted, where Debian's failed (ENOMEM).
+ * - sed_reserve_line(), for our mod_sed.c, which reads a long line in
+ *   pieces: sizes the line buffer once for the whole line, as one
+ *   sed_eval_buffer() call with the line in one piece would.
+ * The diff: make -C build httpd-diff.
  */
 
 #include "apr.h"
@@ -82,6 +96,8 @@ static int match(sed_eval_t *eval, char *expbuf, int gf,
 static apr_status_t dosub(sed_eval_t *eval, char *rhsbuf, int n,
                           step_vars_storage *step_vars);
 static char *place(sed_eval_t *eval, char *asp, char *al1, char *al2);
+static apr_status_t splice_linebuf(sed_eval_t *eval, apr_size_t rlen,
+                                   step_vars_storage *step_vars);
 static apr_status_t command(sed_eval_t *eval, sed_reptr_t *ipc,
                             step_vars_storage *step_vars);
 static apr_status_t wline(sed_eval_t *eval, char *buf, apr_size_t sz);
@@ -263,26 +279,6 @@ static apr_status_t copy_to_holdbuf(sed_eval_t *eval, const char* sz)
 {
     eval->hspend = eval->holdbuf;
     return append_to_holdbuf(eval, sz);
-}
-
-/*
- * append_to_genbuf
- */
-static apr_status_t append_to_genbuf(sed_eval_t *eval, const char* sz, char **gspend)
-{
-    apr_size_t len = strlen(sz);
-    apr_size_t reqsize = (*gspend - eval->genbuf) + len + 1;
-    apr_status_t rc = 0;
-    if (eval->gsize < reqsize) {
-        rc = grow_gen_buffer(eval, reqsize, gspend);
-        if (rc != APR_SUCCESS) { 
-            return rc;
-        }
-    }
-    memcpy(*gspend, sz, len + 1);
-    /* *gspend will now point to NULL character */
-    *gspend += len;
-    return APR_SUCCESS;
 }
 
 /*
@@ -487,6 +483,24 @@ apr_status_t sed_eval_buffer(sed_eval_t *eval, const char *buf, apr_size_t bufsz
     }
 
     return APR_SUCCESS;
+}
+
+/*
+ * sed_reserve_line (the reap project's; mod_sed.c declares it)
+ * The caller knows that the next n bytes it will pass to sed_eval_buffer
+ * hold no newline, or end with the first one: grow the line buffer now, to
+ * what appendmem_to_linebuf would ask for those n bytes in one piece, so
+ * that a long line read in pieces is not copied through a chain of ever
+ * larger buffers (all of which stay resident).  A failure is not reported:
+ * sed_eval_buffer then grows, and fails, as before.
+ */
+void sed_reserve_line(sed_eval_t *eval, apr_size_t n)
+{
+    apr_size_t held = eval->lreadyflag ? 0 : eval->lspend - eval->linebuf;
+
+    if (!eval->quitflag && n <= MAX_BUF_SIZE && eval->lsize < held + n) {
+        (void)grow_line_buffer(eval, held + n);
+    }
 }
 
 /*
@@ -703,7 +717,7 @@ static int substitute(sed_eval_t *eval, sed_reptr_t *ipc,
 static apr_status_t dosub(sed_eval_t *eval, char *rhsbuf, int n,
                           step_vars_storage *step_vars)
 {
-    char *lp, *sp, *rp;
+    char *sp, *rp;
     int c;
     apr_status_t rv = APR_SUCCESS;
 
@@ -712,13 +726,11 @@ static apr_status_t dosub(sed_eval_t *eval, char *rhsbuf, int n,
         if (n != eval->numpass) return APR_SUCCESS;
     }
     eval->sflag = 1;
-    lp = eval->linebuf;
+    /* Only the replacement is built in genbuf; splice_linebuf puts it in
+     * the line (Debian's built the whole new line there, then copied it
+     * back) */
     sp = eval->genbuf;
     rp = rhsbuf;
-    sp = place(eval, sp, lp, step_vars->loc1);
-    if (sp == NULL) { 
-        return APR_EGENERAL;
-    }
     while ((c = *rp++) != 0) {
         if (c == '&') {
             sp = place(eval, sp, step_vars->loc1, step_vars->loc2);
@@ -746,14 +758,68 @@ static apr_status_t dosub(sed_eval_t *eval, char *rhsbuf, int n,
             }
         }
     }
-    lp = step_vars->loc2;
-    step_vars->loc2 = sp - eval->genbuf + eval->linebuf;
-    rv = append_to_genbuf(eval, lp, &sp);
-    if (rv != APR_SUCCESS) { 
-        return rv;
+    return splice_linebuf(eval, sp - eval->genbuf, step_vars);
+}
+
+/*
+ * splice_linebuf
+ * Replace the match [loc1, loc2) of the line with the replacement, the
+ * first rlen bytes of genbuf, in place: the line is linebuf's string up to
+ * loc1, the replacement, and the string at loc2, cut at its first NUL, as
+ * Debian's dosub had it by building that string in genbuf and copying it
+ * back (copy_to_linebuf).  The line buffer grows as copy_to_linebuf would
+ * have grown it, and ends with the same bytes; loc2 is set after the
+ * replacement and loc1 and locs follow a grown buffer, as there.  So a
+ * long line is no longer held twice (line buffer and genbuf) during a
+ * substitution, and genbuf keeps the size of the replacement.
+ */
+static apr_status_t splice_linebuf(sed_eval_t *eval, apr_size_t rlen,
+                                   step_vars_storage *step_vars)
+{
+    apr_size_t pre = step_vars->loc1 - eval->linebuf;
+    apr_size_t post = step_vars->loc2 - eval->linebuf;
+    apr_size_t tail = 0, len;
+    const char *z;
+    enum { WHOLE, UP_TO_NUL, NONE } put = WHOLE;
+
+    /* len: the length of the new line, up to its first NUL */
+    if ((z = memchr(eval->linebuf, '\0', pre)) != NULL) {
+        len = z - eval->linebuf;        /* the line stays as it is */
+        put = NONE;
     }
-    rv = copy_to_linebuf(eval, eval->genbuf, step_vars);
-    return rv;
+    else if ((z = memchr(eval->genbuf, '\0', rlen)) != NULL) {
+        len = pre + (z - eval->genbuf);
+        put = UP_TO_NUL;
+    }
+    else {
+        tail = strlen(step_vars->loc2);
+        len = pre + rlen + tail;
+    }
+    if (eval->lsize < len + 1) {
+        char *old = eval->linebuf;
+        apr_status_t rv = grow_line_buffer(eval, len + 1);
+
+        if (rv != APR_SUCCESS) {
+            return rv;
+        }
+        if (step_vars->loc1) {
+            step_vars->loc1 = step_vars->loc1 - old + eval->linebuf;
+        }
+        if (step_vars->locs) {
+            step_vars->locs = step_vars->locs - old + eval->linebuf;
+        }
+    }
+    if (put == WHOLE) {
+        /* the tail and its NUL move to after the replacement */
+        memmove(eval->linebuf + pre + rlen, eval->linebuf + post, tail + 1);
+        memcpy(eval->linebuf + pre, eval->genbuf, rlen);
+    }
+    else if (put == UP_TO_NUL) {
+        memcpy(eval->linebuf + pre, eval->genbuf, len - pre + 1);
+    }
+    eval->lspend = eval->linebuf + len;
+    step_vars->loc2 = eval->linebuf + pre + rlen;
+    return APR_SUCCESS;
 }
 
 /*
