@@ -24,9 +24,15 @@
 #                   those who want a patch (a Debian quilt patch, say):
 #                   apr-patch/reap-pools.diff in the build tree.
 # tools/srcpatch.sh: sourced by build-apr.sh and httpd-patch/build-modules.sh.
+# The changed files one by one, not apr-patch/src: automake copies a
+# listed directory from the build tree when it has one, and a build inside
+# the source tree puts its objects under apr-patch/src/ (which the
+# manifest check of an unpacked tarball's build-apr.sh then refuses).
 EXTRA_DIST += apr-patch/README.md apr-patch/build-apr.sh \
-	apr-patch/PRISTINE.sha256 apr-patch/src tests/apr/httpd-smoke.sh \
-	tools/srcpatch.sh
+	apr-patch/PRISTINE.sha256 tests/apr/httpd-smoke.sh tools/srcpatch.sh \
+	apr-patch/src/include/apr_pools.h apr-patch/src/locks/unix/thread_cond.c \
+	apr-patch/src/memory/unix/apr_pools.c apr-patch/src/tables/apr_hash.c \
+	apr-patch/src/tables/apr_tables.c
 
 REAP_APR_POOLS_SRC = apr-patch/src/memory/unix/apr_pools.c
 REAP_APR_POOLS_HDR = apr-patch/src/include/apr_pools.h

@@ -9,8 +9,13 @@
 #   make httpd-diff      the unified diff, pristine against httpd-patch/src/
 #   make check-httpd     runs tests/httpd/test_reap_modules.sh and
 #                        test_litmus.sh (the WebDAV suite litmus) on them
+# The changed files one by one (apr-patch/local.mk says why).
 EXTRA_DIST += httpd-patch/README.md httpd-patch/build-modules.sh httpd-patch/apache2 \
-	httpd-patch/compare-code.py httpd-patch/PRISTINE.sha256 httpd-patch/src \
+	httpd-patch/compare-code.py httpd-patch/PRISTINE.sha256 \
+	httpd-patch/src/modules/dav/fs/lock.c httpd-patch/src/modules/dav/fs/repos.c \
+	httpd-patch/src/modules/filters/mod_sed.c httpd-patch/src/modules/filters/sed1.c \
+	httpd-patch/src/modules/generators/mod_autoindex.c \
+	httpd-patch/src/modules/mappers/mod_rewrite.c \
 	tests/httpd/test_reap_modules.sh tests/httpd/test_litmus.sh tests/httpd/xmlns_sorted.py tests/httpd-tests/run.sh tests/httpd-tests/tap.py \
 	loadtest/modules/run.sh loadtest/modules/survey.sh loadtest/modules/options.sh
 
