@@ -27,17 +27,24 @@
 
 /*
  * Changed by the reap project (see NOTICE): Debian's apache2 2.4.68 file
- * with one free (ap_pfree from mod_reap.h; a no-op on Debian's stock APR).
- * make_autoindex_entry() built every directory entry's full path in the
- * request pool only to test it against IndexIgnore (ignore_entry()); the
- * path is now freed right after the test, so a listing of 100,000 files no
- * longer keeps 100,000 dead paths.  The diff: make -C build httpd-diff.
+ * with two frees (ap_pfree from mod_reap.h; a no-op on Debian's stock APR)
+ * and a pool for the directory.  make_autoindex_entry() built every
+ * directory entry's full path in the request pool only to test it against
+ * IndexIgnore (ignore_entry()); the path is now freed right after the
+ * test.  apr_dir_read() copies every entry's name into the directory's
+ * pool, and the entry takes a copy of its own; index_directory() now opens
+ * the directory in a subpool of the request pool, frees each name there
+ * once its entry is made (on APR 1.x up to 1.7, whose dir.c makes that
+ * copy: dir_read_copies_name()) and destroys the subpool after closing
+ * the directory.  So a listing of 100,000 files no longer keeps 100,000
+ * dead paths nor 100,000 dead names.  The diff: make -C build httpd-diff.
  */
 
 #include "apr_strings.h"
 #include "apr_fnmatch.h"
 #include "apr_strings.h"
 #include "apr_lib.h"
+#include "apr_version.h"
 
 #define APR_WANT_STRFUNC
 #include "apr_want.h"
@@ -2023,6 +2030,28 @@ static int dsortf(struct ent **e1, struct ent **e2)
 }
 
 
+/*
+ * apr_dir_read() of APR 1.x on Unix copies each entry's name into the
+ * directory's pool (file_io/unix/dir.c: apr_pstrdup(thedir->pool, ...)),
+ * and make_autoindex_entry() copies it again into the entry; so the first
+ * copy dies as soon as the entry is made.  index_directory() opens the
+ * directory in a pool of its own and frees each such name there, the
+ * pool's newest object, so the next entry's name takes its place.  Whether
+ * the name is such a copy is APR's to say, so it is freed only on the APR
+ * versions known to make it (the runtime's, not the headers').
+ */
+static int dir_read_copies_name(void)
+{
+#if defined(WIN32) || defined(OS2) || defined(NETWARE)
+    return 0;
+#else
+    apr_version_t v;
+
+    apr_version(&v);
+    return v.major == 1 && v.minor <= 7;
+#endif
+}
+
 static int index_directory(request_rec *r,
                            autoindex_config_rec *autoindex_conf)
 {
@@ -2045,8 +2074,13 @@ static int index_directory(request_rec *r,
     apr_size_t dirpathlen;
     char *ctype = "text/html";
     char *charset;
+    int free_names = dir_read_copies_name();
+    apr_pool_t *dirpool;
 
-    if ((status = apr_dir_open(&thedir, name, r->pool)) != APR_SUCCESS) {
+    /* The directory and the names apr_dir_read() copies (see above). */
+    apr_pool_create(&dirpool, r->pool);
+    apr_pool_tag(dirpool, "autoindex_dir");
+    if ((status = apr_dir_open(&thedir, name, dirpool)) != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, status, r, APLOGNO(01275)
                       "Can't open directory for index: %s", r->filename);
         return HTTP_FORBIDDEN;
@@ -2080,6 +2114,7 @@ static int index_directory(request_rec *r,
     }
     if (r->header_only) {
         apr_dir_close(thedir);
+        apr_pool_destroy(dirpool);
         return 0;
     }
 
@@ -2261,6 +2296,10 @@ static int index_directory(request_rec *r,
         }
         p = make_autoindex_entry(&dirent, autoindex_opts, autoindex_conf, r,
                                  keyid, direction, pstring);
+        /* The entry holds a copy of the name; apr_dir_read()'s is dead. */
+        if (free_names) {
+            ap_pfree(dirpool, (void *)dirent.name);
+        }
         if (p != NULL) {
             p->next = head;
             head = p;
@@ -2284,6 +2323,7 @@ static int index_directory(request_rec *r,
     output_directories(ar, num_ent, autoindex_conf, r, autoindex_opts,
                        keyid, direction, colargs);
     apr_dir_close(thedir);
+    apr_pool_destroy(dirpool);
 
     emit_tail(r, autoindex_conf->readme,
               autoindex_opts & SUPPRESS_PREAMBLE);
