@@ -23,6 +23,7 @@
  * rp_region_init() to rp_region_release_all(), which frees its objects.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "base/base.h"
 #include "region.h"
@@ -37,10 +38,14 @@ uint32_t rp_desc_bytes[64];
 /* A chunk of 2^s bytes keeps its descriptor in its superblock's first
  * slot when a descriptor fits in 2^s / 16 bytes and the table of them for
  * all the superblock's blocks fits there, beside the base allocator's
- * header (128 bytes); the room left over gives the colours. */
+ * header (128 bytes); the room left over on the header's page gives the
+ * colours.  Colours reaching past that page put the descriptor of an 8,
+ * 16 or 32 KiB chunk on a page of its own: one more resident page for
+ * each such chunk, 8 KiB beside every 32 KiB of a large pool (a quarter
+ * of what it holds) where the header's page alone is 4 KiB. */
 static void desc_init(void)
 {
-    size_t sb = (size_t)1 << rp_base_map_shift;
+    size_t sb = (size_t)1 << rp_base_map_shift, page = (size_t)sysconf(_SC_PAGESIZE);
     rp_desc_min_shift = (unsigned)rp_base_map_shift; /* none, unless one fits */
     for (unsigned s = rp_base_map_shift; s-- > 9;) {
         size_t z = (size_t)1 << s, bytes = sizeof(rp_chunk_t) + (z / 512 + 1) * sizeof(rp_pair_t);
@@ -50,7 +55,8 @@ static void desc_init(void)
             continue; /* smaller chunks keep theirs at their start */
         rp_desc_min_shift = s;
         rp_desc_off[s] = 128 - (intptr_t)(z / 16);
-        size_t colours = (z - table) / (z / 32) + 1, mask = 1;
+        size_t room = z < page ? z : page;
+        size_t colours = table < room ? (room - table) / (z / 32) + 1 : 1, mask = 1;
         while (mask * 2 <= colours && mask < 16)
             mask *= 2;
         rp_desc_colours[s] = (uint32_t)(mask - 1);

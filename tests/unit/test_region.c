@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <errno.h>
 
 #include "base/base.h"
@@ -106,13 +107,13 @@ static void a_chunk_is_found_from_any_pointer(void **state)
 }
 
 /* The descriptors of a superblock's chunks, kept in its first slot, lie
- * apart and inside it, and a colour shifts them from one superblock to
- * the next. */
+ * apart and inside it, on the page of the base allocator's header, and a
+ * colour shifts them from one superblock to the next. */
 static void descriptors_in_the_first_slot_do_not_overlap(void **state)
 {
     (void)state;
     rp_options_init();
-    size_t sb = (size_t)1 << rp_base_map_shift;
+    size_t sb = (size_t)1 << rp_base_map_shift, page = (size_t)sysconf(_SC_PAGESIZE);
     size_t colours_seen = 0;
     for (unsigned s = rp_desc_min_shift; s < rp_base_map_shift; s++) {
         size_t z = (size_t)1 << s;
@@ -122,6 +123,8 @@ static void descriptors_in_the_first_slot_do_not_overlap(void **state)
                 char *d = (char *)rp_desc(b, s);
                 assert_true(d >= (char *)base + 128);
                 assert_true(d + rp_desc_bytes[s] <= (char *)base + z);
+                /* on the header's page: no page of its own to be resident */
+                assert_true(d + rp_desc_bytes[s] <= (char *)base + (z < page ? z : page));
                 if (end_prev)
                     assert_true(d >= end_prev);
                 end_prev = d + rp_desc_bytes[s];
