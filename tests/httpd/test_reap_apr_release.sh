@@ -41,11 +41,6 @@ stat_of() {
     awk -v f="$2" '$1 == f { print $2 }' "$1"
 }
 
-# kib_of <pid> <field>: a figure of the process's status in KiB.
-kib_of() {
-    awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
-}
-
 # idle_until_returned <pid>: waits, up to 30 s, until the child's resident
 # set is 8 MiB below what it was just after the burst (the thread's decay
 # comes after quiet, not before this first look; VmHWM will not do, a
@@ -53,11 +48,12 @@ kib_of() {
 # periods, for the whole trim that follows the decay.  A loaded machine
 # gets the time it needs; the counters, read after the stop, decide.
 idle_until_returned() {
-    after=$(kib_of "$1" VmRSS)
+    mr_proc_mem "$1"
+    after=$MR_RSS
     i=0
-    while [ -n "$after" ] && [ $i -lt 150 ]; do
-        now=$(kib_of "$1" VmRSS)
-        [ -n "$now" ] && [ "$now" -le $((after - 8 * 1024)) ] && break
+    while [ "$after" -gt 0 ] && [ $i -lt 150 ]; do
+        mr_proc_mem "$1"
+        [ "$MR_RSS" -gt 0 ] && [ "$MR_RSS" -le $((after - 8 * 1024)) ] && break
         sleep 0.2
         i=$((i + 1))
     done
