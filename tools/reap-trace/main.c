@@ -49,7 +49,9 @@ static const char usage_text[] =
     "             free and its pool's clear or destroy, and the most dead\n"
     "             bytes at once; the N largest (default 20).\n"
     "    dump     the merged, checked events as CSV, one a line: reaps and\n"
-    "             objects by slot (reap 0 is malloc's), times in ns.\n"
+    "             objects by slot (reap 0 is malloc's), times in ns.  other\n"
+    "             is a create's parent reap (empty for a top-level reap) and\n"
+    "             a realloc's new object; empty for the other events.\n"
     "\n"
     "    drag is the area under the bytes an allocator keeps for objects\n"
     "    over the area under the live bytes, over allocation time (docs/trace.md).\n"
@@ -223,8 +225,13 @@ static int cmd_dump(const char *path)
     printf("time_ns,event,reap,object,other,size\n");
     for (size_t i = 0; i < tr.nops; i++) {
         const rt_op_t *op = &tr.ops[i];
-        printf("%llu,%s,%u,%u,%u,%llu\n", (unsigned long long)op->t, kind[op->kind], op->reap, op->obj,
-               op->other, (unsigned long long)op->size);
+        char other[16] = "";
+        /* A create's parent is kept as its slot + 1, 0 for none: print the
+         * slot, or nothing for a top-level reap. */
+        if (op->kind == RT_CREATE ? op->other != 0 : op->kind == RT_REALLOC)
+            snprintf(other, sizeof other, "%u", op->kind == RT_CREATE ? op->other - 1 : op->other);
+        printf("%llu,%s,%u,%u,%s,%llu\n", (unsigned long long)op->t, kind[op->kind], op->reap, op->obj,
+               other, (unsigned long long)op->size);
     }
     rt_free(&tr);
     return 0;

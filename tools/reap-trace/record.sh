@@ -57,6 +57,11 @@ got=$("$tool" replay --csv "$work"/nodes.* | awk -F, '$1 == "apr-pool" {print $2
 [ "$got" = "$want" ] || bad "apr-pool footprint of the nodes probe: $got, want $want"
 echo "ok   apr-pool: the nodes probe holds $got bytes in APR's pools, as APR's node rules say"
 "$tool" top "$trace" | grep -q '^worker-a' || bad "top does not list the tagged pool worker-a"
+# dump: the nodes probe creates a top-level pool, then its subpool, and
+# destroys the pool (slot 0 is malloc's pseudo-reap, so they are 1 and 2).
+got=$("$tool" dump "$work"/nodes.* | awk -F, '$2 == "create" || $2 == "destroy" { printf "%s %s %s;", $2, $3, $5 }')
+[ "$got" = "create 1 ;create 2 1;destroy 1 ;" ] || bad "dump of the nodes probe's reaps: '$got'"
+echo "ok   dump: the pool is top-level, its subpool names it as parent"
 
 # 2. an unwritable path: one line naming it, the program goes on
 REAP_TRACE=$work/no/such/dir/t "$probe" 2>"$work/err" || bad "probe with an unwritable trace exited $?"
