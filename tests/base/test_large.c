@@ -51,6 +51,7 @@ static void test_large_basic(void **state)
 static void test_large_cache(void **state)
 {
     (void)state;
+    rp_hoard_trim(); /* no cached neighbour for p to join */
     void *p = rp_hoard_malloc(200000);
     rp_hoard_free(p);
     uint64_t maps = atomic_load(&rp_hd_cnt.maps);
@@ -58,22 +59,27 @@ static void test_large_cache(void **state)
     assert_ptr_equal(q, p);
     assert_int_equal(atomic_load(&rp_hd_cnt.maps), maps);
     rp_hoard_free(q);
-    /* ... but not for one under a quarter of its size, which would waste it. */
+    /* ... and for a much smaller one, split off it (the rest stays cached) */
     void *r = rp_hoard_malloc(40000);
-    assert_ptr_not_equal(r, p);
+    assert_ptr_equal(r, p);
+    assert_int_equal(rp_hoard_usable_size(r), 40960);
+    assert_int_equal(atomic_load(&rp_hd_cnt.maps), maps);
     rp_hoard_free(r);
 }
 
 /* A request takes the smallest cached mapping that fits: four mappings
- * freed out of order of size (sizes no other test uses) come back to the
- * requests they fit best. */
+ * freed out of order of size (sizes no other test uses), each with a live
+ * object after it, come back to the requests they fit best. */
 static void test_large_best_fit(void **state)
 {
     (void)state;
     size_t sizes[] = {820000, 520000, 700000, 610000};
-    void *p[4];
-    for (size_t i = 0; i < 4; i++)
+    void *p[4], *apart[4];
+    rp_hoard_trim(); /* no cached mapping of another test to split or fit */
+    for (size_t i = 0; i < 4; i++) { /* kept apart: freed neighbours join */
         assert_non_null(p[i] = rp_hoard_malloc(sizes[i]));
+        assert_non_null(apart[i] = rp_hoard_malloc(100000));
+    }
     for (size_t i = 0; i < 4; i++)
         rp_hoard_free(p[i]);
     void *q600 = rp_hoard_malloc(600000); /* fits 610000, 700000, 820000 */
@@ -88,16 +94,19 @@ static void test_large_best_fit(void **state)
     rp_hoard_free(q690);
     rp_hoard_free(q500);
     rp_hoard_free(q800);
+    for (size_t i = 0; i < 4; i++)
+        rp_hoard_free(apart[i]);
 }
 
-/* A mapping more than 1.5 times the request still serves it (up to four
- * times), but the pages past the request go back first: they read as
- * zero, the OS has them (returned), and nothing new is mapped.  Within
- * 1.5 times, the mapping comes back as it was. */
-static void test_large_reuse_purges_tail(void **state)
+/* A mapping more than 1.5 times the request still serves it, split: the object keeps its request's superblocks, the pages
+ * of the last one past the request read as zero, and the rest is a
+ * cached mapping of its own whose pages were neither given back nor
+ * faulted again.  Freed, the two pieces are one mapping again, which
+ * serves the first size whole.  Nothing new is mapped throughout. */
+static void test_large_reuse_splits_and_joins(void **state)
 {
     (void)state;
-    const size_t big = 2u << 20, page = rp_hd_os_page();
+    const size_t big = 2u << 20, page = rp_hd_os_page(), s = rp_hd_opt.sb_size;
     rp_hoard_trim(); /* no mapping of another test fits better */
     unsigned char *p = rp_hoard_malloc(big);
     assert_non_null(p);
@@ -107,25 +116,83 @@ static void test_large_reuse_purges_tail(void **state)
 
     uint64_t maps = atomic_load(&rp_hd_cnt.maps);
     uint64_t returned = atomic_load(&rp_hd_cnt.returned);
-    size_t small = big / 3 + 100; /* 3x: over 1.5x, under 4x */
+    size_t small = big / 3 + 100; /* 3x: over 1.5x */
     unsigned char *q = rp_hoard_malloc(small);
     assert_ptr_equal(q, p);
-    assert_int_equal(atomic_load(&rp_hd_cnt.maps), maps);
     size_t kept = (small + page - 1) & ~(page - 1);
-    assert_int_equal(atomic_load(&rp_hd_cnt.returned), returned + (usable - kept));
+    size_t keep = (page + kept + s - 1) & ~(s - 1); /* q's mapping, its header page included */
+    assert_int_equal(rp_hoard_usable_size(q), kept);
     assert_int_equal(q[kept - 1], 0x5a); /* the request's pages: as they were */
-    for (size_t i = kept; i < usable; i += page / 2)
-        assert_int_equal(q[i], 0);
-    assert_int_equal(rp_hoard_usable_size(q), usable);
-    memset(q, 0x5a, usable); /* all of it can be used, and faults back in */
-    rp_hoard_free(q);
+    for (size_t i = kept; i < keep - page; i += page / 2)
+        assert_int_equal(q[i], 0); /* its last superblock's rest: purged */
+    assert_int_equal(atomic_load(&rp_hd_cnt.returned), returned + (keep - page - kept));
 
-    returned = atomic_load(&rp_hd_cnt.returned);
-    unsigned char *r = rp_hoard_malloc(big - big / 4); /* within 1.5x */
-    assert_ptr_equal(r, p);
-    assert_int_equal(atomic_load(&rp_hd_cnt.returned), returned);
-    assert_int_equal(r[usable - 1], 0x5a);
+    /* the rest, a mapping of its own, serves a request that fits it */
+    size_t rest = usable - keep; /* the bytes of p past the rest's header page */
+    unsigned char *r = rp_hoard_malloc(rest);
+    assert_ptr_equal(r, p + keep);
+    assert_true(rp_hoard_usable_size(r) >= rest); /* and the superblock rounding after p */
+    assert_int_equal(r[0], 0x5a); /* resident: neither returned nor faulted anew */
+    assert_int_equal(r[rest - 1], 0x5a);
+    assert_int_equal(atomic_load(&rp_hd_cnt.returned), returned + (keep - page - kept));
+    memset(q, 0x11, kept);
+    memset(r, 0x22, rest);
+
+    /* freed in either order, they join: the whole size fits again */
     rp_hoard_free(r);
+    rp_hoard_free(q);
+    unsigned char *t = rp_hoard_malloc(big);
+    assert_ptr_equal(t, p);
+    assert_true(rp_hoard_usable_size(t) >= big);
+    assert_int_equal(t[keep], 0x22); /* the rest's pages, joined back */
+    assert_int_equal(atomic_load(&rp_hd_cnt.maps), maps);
+    rp_hoard_free(t);
+}
+
+/* After a split and a join of a mapping longer than the address map's
+ * runs (127 granules), every granule leads to the header of the mapping
+ * it now belongs to. */
+static void all_lead_to(const char *from, const char *end, const void *hdr)
+{
+    size_t s = rp_hd_opt.sb_size;
+    for (const char *g = from; g < end; g += s)
+        assert_ptr_equal(rp_hd_map_header(g + 100), hdr);
+}
+
+static void test_large_map_after_split_and_join(void **state)
+{
+    (void)state;
+    const size_t s = rp_hd_opt.sb_size, page = rp_hd_os_page();
+    void *live = rp_hoard_malloc(40u << 20); /* the cache may hold 20 MiB */
+    assert_non_null(live);
+    rp_hoard_trim();
+    char *p = rp_hoard_malloc(12u << 20), *h = p - page;
+    assert_non_null(p);
+    rp_hoard_free(p);
+    uint64_t maps = atomic_load(&rp_hd_cnt.maps);
+    char *q = rp_hoard_malloc(1u << 20); /* 17 granules of 193 */
+    assert_ptr_equal(q, p);
+    size_t keep = ((1u << 20) + page + s - 1) & ~(s - 1), len = ((12u << 20) + page + s - 1) & ~(s - 1);
+    all_lead_to(h, h + keep, h);
+    all_lead_to(h + keep, h + len, h + keep);
+    char *r = rp_hoard_malloc(len - keep - page);
+    assert_ptr_equal(r, h + keep + page);
+    rp_hoard_free(q);
+    rp_hoard_free(r);
+    all_lead_to(h, h + len, h);
+    /* split again, and freed the other way round: the rest joins q */
+    q = rp_hoard_malloc(1u << 20);
+    r = rp_hoard_malloc(len - keep - page);
+    assert_ptr_equal(q, p);
+    assert_ptr_equal(r, h + keep + page);
+    rp_hoard_free(r);
+    rp_hoard_free(q);
+    all_lead_to(h, h + len, h);
+    char *t = rp_hoard_malloc(len - page); /* the whole again */
+    assert_ptr_equal(t, p);
+    assert_int_equal(atomic_load(&rp_hd_cnt.maps), maps);
+    rp_hoard_free(t);
+    rp_hoard_free(live);
 }
 
 /* Beyond the cache limit, freed mappings go back to the OS at once. */
@@ -247,7 +314,8 @@ int main(void)
         cmocka_unit_test(test_large_basic),
         cmocka_unit_test(test_large_cache),
         cmocka_unit_test(test_large_best_fit),
-        cmocka_unit_test(test_large_reuse_purges_tail),
+        cmocka_unit_test(test_large_reuse_splits_and_joins),
+        cmocka_unit_test(test_large_map_after_split_and_join),
         cmocka_unit_test(test_large_returned),
         cmocka_unit_test(test_large_cache_follows_live),
         cmocka_unit_test(test_memalign),

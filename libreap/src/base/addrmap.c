@@ -84,6 +84,26 @@ void rp_hd_map_large(const void *head, const void *end, bool live)
     }
 }
 
+void rp_hd_map_large_from(const void *head, const void *from, const void *end)
+{
+    uintptr_t s = (uintptr_t)1 << granule_shift, h = (uintptr_t)head, a = (uintptr_t)from;
+    /* past CONT_MAX - 1 granules from either head every byte is CONT_MAX */
+    uintptr_t stop = a + (uintptr_t)(RP_BASE_MAP_CONT_MAX - 1) * s;
+    if (stop > (uintptr_t)end || stop < a)
+        stop = (uintptr_t)end;
+    if (a == h) {
+        rp_hd_map_set(head, 1, 1);
+        a += s;
+    }
+    for (; a < stop; a += s) {
+        uintptr_t k = (a - h) / s + 1;
+        _Atomic uint8_t *leaf = atomic_load_explicit(&top[a >> TOP_SHIFT], memory_order_relaxed);
+        atomic_store_explicit(&leaf[granule_in_leaf(a)],
+                              (uint8_t)(k < RP_BASE_MAP_CONT_MAX ? k : RP_BASE_MAP_CONT_MAX),
+                              memory_order_relaxed);
+    }
+}
+
 const rp_hd_sb_t *rp_hd_map_header(const void *p)
 {
     uintptr_t a = (uintptr_t)p & rp_hd_sb_mask;

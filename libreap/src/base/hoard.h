@@ -71,8 +71,9 @@
  * threads does not keep hundreds of G), O = outbox_bytes,
  * L = max(large_cache_bytes, live large bytes / 2).  Blocks in a thread's cache or outbox count as
  * in use for the heaps, which is why T * (C + G + O) appears.  A live
- * large object holds at most 4x its size of address space (a cached
- * mapping it reused), at most 1.5x its size of it resident (large.c).
+ * large object holds at most its size rounded up to S, plus a page, of
+ * address space (a cached mapping it reused is split), and at most 1.5x
+ * its size of it resident (large.c).
  */
 #ifndef RP_HOARD_H
 #define RP_HOARD_H
@@ -245,6 +246,12 @@ bool rp_hd_map_set(const void *start, size_t len, uint8_t v);
 /* Marks the granules after a large object's header at head, up to end,
  * as its own (live) or as plain mapped memory again. */
 void rp_hd_map_large(const void *head, const void *end, bool live);
+/* Leads the granules of [from, end), which the large mapping at head has
+ * just taken over (or, from == head, that start a mapping cut off
+ * another), to head.  Only the first RP_BASE_MAP_CONT_MAX - 1 of them can
+ * change, so a split or a join costs at most that many stores whatever
+ * the mapping's size. */
+void rp_hd_map_large_from(const void *head, const void *from, const void *end);
 /* The header p's granule belongs to (a superblock, a large object, or
  * zeroed or stale memory: check its magic), or NULL when reading it could
  * fault.  Reads nothing at p. */

@@ -35,6 +35,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "../util/annotate.h"
 #include "hoard.h"
 
 #define CACHE_MAX 128
@@ -47,7 +48,8 @@
  * unpredictable branches. */
 typedef struct cached {
     size_t usable;    /* h->usable, copied so the search touches no header */
-    rp_hd_sb_t *h;
+    rp_hd_sb_t *h;    /* also the mapping's start (only carved ones are cached) */
+    size_t len;       /* h->map_len, copied so finding a neighbour touches none */
     uint32_t epoch;   /* decay period it was cached in */
 } cached_t;
 
@@ -191,37 +193,32 @@ static size_t page_up(size_t n)
 
 size_t rp_hd_large_usable(size_t size) { return page_up(size); }
 
-/* A cached mapping serves a request of at least a quarter of its size
- * (best fit: the smallest that is big enough).  Above 1.5x the request,
- * the pages past the request are purged first, so that a live object
- * keeps at most half its size again resident that it was never asked
- * for; the address space stays the object's until it is freed.  Reuse
- * within 1.5x only, as before, missed most of the time when a program's
- * large objects vary in size (mimalloc-bench's malloc-large: 5-25 MiB),
- * and every miss faulted a whole new object in page by page; a purge costs
- * one madvise of pages already resident, and only those the next user of
- * the mapping does not ask for. */
-#define REUSE_MAX 4
+/* A cached mapping serves any request it fits (best fit: the smallest
+ * that is big enough).  Above 1.5x the request it is split: the object
+ * keeps its request's whole superblocks, and the rest becomes a cached
+ * mapping of its own, its pages still resident for the next request that
+ * fits it (or, past the cache's limit, goes back to the OS).  Freed
+ * neighbours in the cache are joined again (cache_put), so pieces do not
+ * stay pieces.  Reuse within 1.5x only missed most of the time when a
+ * program's large objects vary in size (mimalloc-bench's malloc-large:
+ * 5-25 MiB), and every miss faulted a whole new object in page by page;
+ * purging the rest in place instead of splitting it still faulted it in
+ * again for the next, larger request.  The pages of the object's last
+ * superblock past its request are purged: a live object holds at most
+ * half its size again resident, and at most a superblock and a page more
+ * address space, than it asked for. */
 #define PURGE_ABOVE(size) ((size) + (size) / 2)
 
-/* Best cached mapping for size (default alignment), removed; or NULL. */
-static rp_hd_sb_t *cache_take(size_t size)
+/* Files h in the cache, in order of usable size.  large_lock held, room
+ * checked. */
+static void cache_insert(rp_hd_sb_t *h)
 {
-    rp_hd_sb_t *best = NULL, *expired[CACHE_MAX];
-    pthread_mutex_lock(&large_lock);
-    uint32_t nexp = cache_expire(expired);
-    uint32_t i = cache_find(size);
-    if (i < cache_n && cache[i].usable / REUSE_MAX <= size) {
-        best = cache_remove(i);
-        best->magic = RP_HD_LARGE_MAGIC;
-    }
-    pthread_mutex_unlock(&large_lock);
-    give_back_all(expired, nexp);
-    if (best && best->usable > PURGE_ABOVE(size)) {
-        char *tail = (char *)best + default_off() + page_up(size);
-        rp_hd_os_purge_in_place(tail, (size_t)(best->end - tail));
-    }
-    return best;
+    uint32_t i = cache_find(h->usable);
+    memmove(&cache[i + 1], &cache[i], (cache_n - i) * sizeof cache[0]);
+    cache[i] = (cached_t){h->usable, h, h->map_len, decay.epoch};
+    h->magic = RP_HD_CACHED_MAGIC; /* freeing it again is a double free */
+    cache_n++;
+    cache_count(h, true);
 }
 
 /* What the cache may hold: large_cache, or half the bytes of the other
@@ -238,21 +235,132 @@ static size_t cache_limit(const rp_hd_sb_t *freed)
     return half > rp_hd_opt.large_cache ? (size_t)half : rp_hd_opt.large_cache;
 }
 
+/* Whether the cache has room for h, counted in the live bytes until now
+ * (cache_limit).  large_lock held. */
+static bool cache_room(const rp_hd_sb_t *h)
+{
+    return cache_n < CACHE_MAX && rp_hd_large_cached() + span(h) <= cache_limit(h);
+}
+
+/* A carved mapping of len bytes at h, free, with its header written and
+ * its granules from `from' on (the ones it did not lead to before) led
+ * to it. */
+static rp_hd_sb_t *free_mapping(char *h, size_t len, const char *from)
+{
+    rp_hd_sb_t *t = (rp_hd_sb_t *)h;
+    /* a split puts the header page where an object was, which ASan and
+     * Valgrind builds closed when it was freed (rp_base_free) */
+    rp_ann_metadata(h, default_off());
+    atomic_store_explicit(&t->owner, NULL, memory_order_relaxed);
+    t->map_base = h;
+    t->map_len = len;
+    t->end = h + len;
+    t->usable = len - default_off();
+    rp_hd_map_large_from(t, from, t->end);
+    return t;
+}
+
+/* Cuts the cached mapping h, just taken for an object of size bytes, to
+ * that object's superblocks, and returns the rest (NULL if none), filed
+ * in the cache when there is room (*rest_kept).  large_lock held. */
+static rp_hd_sb_t *split(rp_hd_sb_t *h, size_t size, bool *rest_kept)
+{
+    size_t s = rp_hd_opt.sb_size, keep = (default_off() + page_up(size) + s - 1) & ~(s - 1);
+    rp_hd_sb_t *rest = NULL;
+    *rest_kept = false;
+    if (keep < h->map_len) {
+        rest = free_mapping((char *)h + keep, h->map_len - keep, (char *)h + keep);
+        h->map_len = keep;
+        if ((*rest_kept = cache_room(rest)))
+            cache_insert(rest);
+    }
+    h->end = (char *)h + default_off() + page_up(size);
+    h->usable = page_up(size);
+    return rest;
+}
+
+/* Best cached mapping for size (default alignment), removed; or NULL. */
+static rp_hd_sb_t *cache_take(size_t size)
+{
+    rp_hd_sb_t *best = NULL, *rest = NULL, *expired[CACHE_MAX];
+    char *old_end = NULL;
+    bool rest_kept = false;
+    pthread_mutex_lock(&large_lock);
+    uint32_t nexp = cache_expire(expired);
+    uint32_t i = cache_find(size);
+    if (i < cache_n) {
+        best = cache_remove(i);
+        best->magic = RP_HD_LARGE_MAGIC;
+        old_end = best->end;
+        if (best->usable > PURGE_ABOVE(size))
+            rest = split(best, size, &rest_kept);
+    }
+    pthread_mutex_unlock(&large_lock);
+    give_back_all(expired, nexp);
+    if (rest && !rest_kept)
+        give_back_all(&rest, 1);
+    if (best && best->end < old_end) {
+        char *cut = (char *)best + best->map_len; /* the rest's, if any, are not the object's */
+        if (cut > old_end)
+            cut = old_end;
+        if (cut > best->end)
+            rp_hd_os_purge_in_place(best->end, (size_t)(cut - best->end));
+    }
+    return best;
+}
+
+
+/* Joins the freed mapping h with the cached mappings right before and
+ * after it, taken out of the cache; returns the joined mapping's header
+ * (the lowest).  Only the copies in the array are read to find them, so
+ * no header of a mapping another thread may be giving back is touched.
+ * large_lock held. */
+static rp_hd_sb_t *join(rp_hd_sb_t *h)
+{
+    uint32_t prev = CACHE_MAX, next = CACHE_MAX;
+    for (uint32_t j = 0; j < cache_n; j++) {
+        if ((char *)cache[j].h == (char *)h + h->map_len)
+            next = j;
+        else if ((char *)cache[j].h + cache[j].len == (char *)h)
+            prev = j;
+    }
+    if (prev == CACHE_MAX && next == CACHE_MAX)
+        return h;
+    size_t len = h->map_len;
+    rp_hd_sb_t *first = h, *n = NULL;
+    if (next != CACHE_MAX) {
+        n = cache[next].h;
+        len += cache[next].len;
+    }
+    if (prev != CACHE_MAX) {
+        first = cache[prev].h;
+        len += cache[prev].len;
+    }
+    uint32_t hi = next != CACHE_MAX && (prev == CACHE_MAX || next > prev) ? next : prev;
+    uint32_t lo = hi == next ? prev : next;
+    cache_remove(hi);
+    if (lo != CACHE_MAX)
+        cache_remove(lo);
+    char *end = (char *)first + len;
+    if (n) { /* inside the joined mapping now */
+        n->magic = 0;
+        rp_hd_map_large_from(first, n, end);
+    }
+    if (first != h) {
+        h->magic = 0;
+        rp_hd_map_large_from(first, h, end);
+    }
+    return free_mapping((char *)first, len, end);
+}
+
 static bool cache_put(rp_hd_sb_t *h)
 {
     bool kept = false;
     rp_hd_sb_t *expired[CACHE_MAX];
     pthread_mutex_lock(&large_lock);
     uint32_t nexp = cache_expire(expired);
-    if (cache_n < CACHE_MAX && rp_hd_large_cached() + span(h) <= cache_limit(h)) {
-        uint32_t i = cache_find(h->usable);
-        memmove(&cache[i + 1], &cache[i], (cache_n - i) * sizeof cache[0]);
-        cache[i] = (cached_t){h->usable, h, decay.epoch};
-        h->magic = RP_HD_CACHED_MAGIC; /* freeing it again is a double free */
-        cache_n++;
-        cache_count(h, true);
-        kept = true;
-    }
+    if ((kept = cache_room(h))) /* else h alone goes back, its neighbours stay */
+        cache_insert(join(h));
     pthread_mutex_unlock(&large_lock);
     give_back_all(expired, nexp);
     return kept;
