@@ -1,6 +1,6 @@
 #!/bin/bash
 # build-modules.sh - build reap-aware copies of Debian's httpd modules
-# mod_dav_fs, mod_sed, mod_rewrite and mod_autoindex: Debian's apache2
+# mod_dav_fs, mod_sed, mod_rewrite, mod_autoindex and mod_include: Debian's apache2
 # source with the project's changed files (httpd-patch/src/) dropped in,
 # each module built with Debian's apxs into <out>/lib/mod_NAME.so.
 #
@@ -47,6 +47,7 @@ dav_fs    modules/dav/fs/mod_dav_fs.c modules/dav/fs/dbm.c modules/dav/fs/lock.c
 sed       modules/filters/mod_sed.c modules/filters/sed0.c modules/filters/sed1.c modules/filters/regexp.c
 rewrite   modules/mappers/mod_rewrite.c
 autoindex modules/generators/mod_autoindex.c
+include   modules/filters/mod_include.c
 "
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -109,7 +110,7 @@ check_pristine() {
 
 write_diff() {
     srcpatch_write_diff "$diff_out" \
-        "reap-aware mod_dav_fs, mod_sed, mod_rewrite, mod_autoindex (ap_pfree)"
+        "reap-aware mod_dav_fs, mod_sed, mod_rewrite, mod_autoindex, mod_include (ap_pfree)"
 }
 
 # --- 3. build -----------------------------------------------------------------

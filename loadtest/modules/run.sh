@@ -14,6 +14,8 @@
 #   longline   GET of an N MB single-line file through OutputSed (one substitution)
 #   rewrite    500 RewriteCond %{REQUEST_URI} !^/nomatchN/, a URI of N KB
 #   autoindex  FancyIndexing listing of N files
+#   include    an .shtml page of N <!--#echo var="DOCUMENT_URI" --> lines
+#              (the survey's page, survey.sh) through mod_include
 # Every answer is compared with stock's (byte-identical, or the run fails).
 # Output: RESULTS/modules-<stamp>.csv (workload,size,side,rep,hwm_growth_kb,
 # time_s), the medians and the reap/stock ratios on stdout and in
@@ -25,7 +27,7 @@
 #                                [--build DIR] [--results DIR]
 # Defaults: 3 repetitions; sizes as in issue 49 (propfind and autoindex
 # 10k/50k/100k files, inputsed 10/50/100 MB, longline 1/2/4 MB, rewrite
-# 1/4/7 KB).
+# 1/4/7 KB, include 10k/50k/100k directives).
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
@@ -33,9 +35,10 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 reps=3
-workloads="propfind inputsed longline rewrite autoindex"
+workloads="propfind inputsed longline rewrite autoindex include"
 declare -A sizes=([propfind]="10000 50000 100000" [inputsed]="10 50 100"
-    [longline]="1 2 4" [rewrite]="1 4 7" [autoindex]="10000 50000 100000")
+    [longline]="1 2 4" [rewrite]="1 4 7" [autoindex]="10000 50000 100000"
+    [include]="10000 50000 100000")
 own_option() {   # the options of run.sh alone
     case $1 in
     --reps) reps=$2 ;;
@@ -81,6 +84,8 @@ elif w == 'longline':
         f.write('x' * (n * 1024 * 1024 - 7) + 'abcdef\n')
 elif w == 'rewrite':
     open(f'{t}/data/w/target.txt', 'w').write('rewritten\n')
+elif w == 'include':
+    open(f'{t}/data/w/f.shtml', 'w').write('<p><!--#echo var="DOCUMENT_URI" --></p>\n' * n)
 # mtimes an hour back: the ETag of a file changed within the second is
 # weak (W/), which would make the sides' answers differ by the clock
 import os, time
@@ -107,6 +112,7 @@ EOF
     propfind) echo "<Location /w>"; echo "Dav On"; echo "</Location>" ;;
     inputsed) printf '<Location /w>\nDav On\nSetInputFilter Sed\nInputSed "s/a/b/g"\nLimitRequestBody 0\n</Location>\n' ;;
     longline) printf '<Location /w>\nSetOutputFilter Sed\nOutputSed "s/abcdef/ABCDEF/"\n</Location>\n' ;;
+    include) printf '<Directory "%s/data/w">\nOptions +Includes\nAddOutputFilter INCLUDES .shtml\n</Directory>\n' "$T" ;;
     rewrite)
         echo "RewriteEngine On"
         for i in $(seq 0 499); do echo "RewriteCond %{REQUEST_URI} !^/nomatch$i/"; done
@@ -131,6 +137,7 @@ one() {
     longline) args=("$U/w/line.txt") ;;
     rewrite) args=("$U/r/$(head -c $((N * 1024)) /dev/zero | tr '\0' u)") ;;
     autoindex) args=("$U/w/") ;;
+    include) args=("$U/w/f.shtml") ;;
     esac
     t=$(curl -s -o "$T/$SIDE.body" -w '%{time_total}' "${args[@]}")
     [ "$W" != inputsed ] || cp "$T/data/w/in.txt" "$T/$SIDE.body"

@@ -149,7 +149,7 @@ EOF
 
 # The four reap-aware modules (httpd-patch/), built into
 # <build>/httpd-modules/lib (make httpd-modules).
-MR_REAP_AWARE="dav_fs sed rewrite autoindex"
+MR_REAP_AWARE="dav_fs sed rewrite autoindex include"
 
 # mr_load_reap_aware <dir>: the LoadModule lines of the reap-aware modules
 # from <dir> (ours, or Debian's own in $MR_MODDIR), after Debian's

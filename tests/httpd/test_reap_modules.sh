@@ -1,6 +1,6 @@
 #!/bin/bash
-# test_reap_modules.sh - the reap-aware mod_dav_fs, mod_sed, mod_rewrite and
-# mod_autoindex (httpd-patch/, built into <build>/httpd-modules/lib) in
+# test_reap_modules.sh - the reap-aware mod_dav_fs, mod_sed, mod_rewrite,
+# mod_autoindex and mod_include (httpd-patch/, built into <build>/httpd-modules/lib) in
 # Debian's apache2, against Debian's own modules.
 #
 # Three servers, one after the other, on the same data directory:
@@ -12,7 +12,14 @@
 # InputSed, a long line through OutputSed (one substitution: s///g on a
 # 1 MB line is quadratic in mod_sed and takes minutes), a script of
 # several sed commands over short, long and binary lines through
-# OutputSed, a FancyIndexing listing, 300 RewriteConds on a long URI.
+# OutputSed, a FancyIndexing listing, 300 RewriteConds on a long URI, an
+# .shtml page of SSI_BLOCKS blocks of directives of every kind mod_include
+# frees in or passes through (echo with each encoding and decoding, set,
+# if/elif/else, include virtual, flastmod, fsize, config errmsg, timefmt
+# and sizefmt, printenv, an unknown encoding's error), and a large page of
+# echo, if/else and fsize directives (no include virtual: Debian's keeps
+# each included subrequest's pool to the end of the request, on purpose,
+# and so does ours).
 # Checked:
 # - every answer of ours and stock is byte for byte debian's (and the PUT
 #   stored, and the sed outputs are, what tr computes from the input);
@@ -46,16 +53,56 @@ PUT_MB=4            # the PUT through InputSed
 LINE_KB=256         # the line through OutputSed
 CONDS=300           # RewriteConds
 URI_KB=4            # the rewritten URI's length
+SSI_BLOCKS=200      # the .shtml page's blocks (24 directives each)
+ECHO_LINES=10000    # the large .shtml page's lines (8 directives each)
 LIMIT=4M            # ReapRequestLimit of the deep PROPFIND
 
 T=$(mktemp -d /tmp/reap-modules.XXXXXX)
 cleanup_push "rm -rf '$T'"
 DATA=$T/data
-mkdir -p "$DATA"/{dav,put,long,mix,list,rw,deep,limited} "$T/lock"
+mkdir -p "$DATA"/{dav,put,long,mix,list,rw,deep,limited,ssi} "$T/lock"
 chmod 777 "$T/lock"
-python3 - "$DATA" "$FILES" "$LINE_KB" <<'EOF'
+python3 - "$DATA" "$FILES" "$LINE_KB" "$SSI_BLOCKS" "$ECHO_LINES" <<'EOF'
 import os, sys
 data, files, line_kb = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+ssi_blocks, echo_lines = int(sys.argv[4]), int(sys.argv[5])
+with open(f'{data}/ssi/echo.shtml', 'w') as f:
+    f.write('<!--#set var="v" value="a&amp;b &lt;c&gt; %41 +d" -->')
+    for i in range(echo_lines):
+        f.write(f'{i} <!--#echo var="v" --> <!--#echo encoding="url" var="DOCUMENT_URI" -->'
+                ' <!--#echo decoding="entity" encoding="none" var="v" -->'
+                ' <!--#echo var="nosuch" -->'
+                '<!--#if expr="v(\'v\') =~ /^b/" -->b<!--#else -->a<!--#endif -->'
+                ' <!--#fsize file="part.txt" -->\n')
+# the .shtml page; printenv once (REMOTE_PORT and the dates differ between
+# servers: the comparison blanks them)
+with open(f'{data}/ssi/part.txt', 'w') as f:
+    f.write('included part\n')
+with open(f'{data}/ssi/part.shtml', 'w') as f:
+    f.write('nested <!--#echo var="DOCUMENT_NAME" --> <!--#echo var="n" -->\n')
+page = ['<!--#config errmsg="[an error]" timefmt="%Y-%m-%d %H:%M:%S %a" -->\n',
+        # lazy variables, computed by the lookup under the echo's name
+        '<!--#echo var="LAST_MODIFIED" --> <!--#echo var="USER_NAME" -->\n',
+        '<pre><!--#printenv --></pre>\n']
+for i in range(ssi_blocks):
+    page.append(
+        f'<p>{i}: <!--#set var="n" value="{i}" --><!--#echo var="LAST_MODIFIED" -->'
+        f'<!--#set var="v" value="a&amp;b &lt;{i}&gt; ${{n}}/%41 +c" -->'
+        '<!--#echo var="v" --> <!--#echo encoding="none" var="v" -->'
+        ' <!--#echo encoding="url" var="v" --> <!--#echo encoding="urlencoded" var="v" -->'
+        ' <!--#echo encoding="base64" var="v" --> <!--#echo decoding="entity" var="v" -->'
+        ' <!--#echo decoding="url" encoding="none" var="v" -->'
+        ' <!--#echo decoding="urlencoded,entity" encoding="entity,url" var="v" -->'
+        ' <!--#echo decoding="base64" encoding="none" var="b" -->'
+        ' <!--#echo var="DOCUMENT_URI" --> <!--#echo var="nosuch" -->'
+        ' <!--#echo encoding="rot13" var="v" -->'
+        f'<!--#if expr="v(\'n\') -lt 3" -->small<!--#elif expr="v(\'n\') =~ /5$/" -->five'
+        '<!--#else -->other<!--#endif -->'
+        ' <!--#include virtual="part.txt" --><!--#include virtual="part.shtml" -->'
+        ' <!--#flastmod file="part.txt" --> <!--#fsize file="part.txt" -->'
+        f'<!--#config sizefmt="{"bytes" if i % 2 else "abbrev"}" --></p>\n')
+with open(f'{data}/ssi/page.shtml', 'w') as f:
+    f.write('<!--#set var="b" value="aGVsbG8gd29ybGQ=" -->' + ''.join(page))
 for d in ('dav', 'list'):
     for i in range(files):
         open(f'{data}/{d}/file-{i:06d}.txt', 'w').close()
@@ -147,6 +194,10 @@ Alias /data "$DATA"
 <Location /data/list>
     IndexOptions FancyIndexing
 </Location>
+<Directory "$DATA/ssi">
+    Options +Includes
+    AddOutputFilter INCLUDES .shtml
+</Directory>
 <Location /data/deep>
     Dav On
     DavDepthInfinity On
@@ -210,13 +261,20 @@ run_side() {
     workload long "$U/data/long/line.txt"
     workload mix "$U/data/mix/mix.txt"
     workload list "$U/data/list/"
+    workload ssi "$U/data/ssi/page.shtml"
+    # printenv: the server's port and root, the client's port, the
+    # request's dates, the APR's library path
+    sed -E -e "s|$MR_ROOT|ROOT|g" -e "s/$MR_PORT/PORT/g" \
+        -e 's/^(REMOTE_PORT|DATE_LOCAL|DATE_GMT)=.*/\1=/' -e '/^LD_[A-Z_]*=/d' \
+        "$T/$SIDE.ssi" >"$T/$SIDE.ssi.blanked"
+    workload echo "$U/data/ssi/echo.shtml"
     workload rewrite "$U$LONG_URI"
     workload infinity -X PROPFIND -H 'Depth: infinity' "$U/data/dav/"
     workload deep -X PROPFIND -H 'Depth: infinity' "$U/data/deep/"
     workload toolarge -T "$T/put.txt" "$U/data/limited/big.txt"
     workload hugequery "$U/rw/x?$HUGE_QUERY"
     mr_check "$SIDE: no child crashed" eval "! grep -q 'exit signal' '$MR_ROOT/logs/error.log'"
-    mr_check "$SIDE: error log clean" mr_log_clean 'AH00124|AH00126|request failed: URI too long|AH02609|AH00566|mod_reap: libreap|reading the request body \(URI: /data/limited/'
+    mr_check "$SIDE: error log clean" mr_log_clean 'AH00124|AH00126|request failed: URI too long|AH02609|AH00566|mod_reap: libreap|reading the request body \(URI: /data/limited/|AH01345: unknown value "rot13"'
     mr_stop
 }
 
@@ -227,6 +285,9 @@ run_side stock "$OURS" ""
 same() {
     cmp -s "$T/$1.$3" "$T/$2.$3" && return 0
     case $3 in
+    ssi)
+        # printenv (run_side blanked what differs between servers)
+        cmp -s "$T/$1.$3.blanked" "$T/$2.$3.blanked" && return 0 ;;
     propfind | deep)
         # the order of xmlns declarations differs between processes
         "$(dirname "$0")/xmlns_sorted.py" "$T/$1.$3" >"$T/$1.$3.sorted"
@@ -236,20 +297,26 @@ same() {
     diff "$T/$2.$3" "$T/$1.$3" | head -8 | sed 's/^/#   /'
     return 1
 }
-for w in propfind put long mix list rewrite infinity deep toolarge hugequery; do
+for w in propfind put long mix list ssi echo rewrite infinity deep toolarge hugequery; do
     mr_check "ours: the $w answer is Debian's ($(head -1 "$T/debian.$w"))" same ours debian $w
     mr_check "stock APR: the $w answer is Debian's" same stock debian $w
 done
 mr_check "the PROPFIND listed every file" eval "[ \$(grep -c '<D:href>/data/dav/file-' '$T/debian.propfind.body') = $FILES ]"
 mr_check "statuses: PROPFIND 207, PUT 201, GETs 200, Depth infinity 403, deep 207, too large 413, huge query 414" \
-    test "$(for w in propfind put long list rewrite infinity deep toolarge hugequery; do head -1 "$T/ours.$w"; done | tr '\n' ' ')" = \
-    "207 201 200 200 200 403 207 413 414 "
+    test "$(for w in propfind put long list ssi rewrite infinity deep toolarge hugequery; do head -1 "$T/ours.$w"; done | tr '\n' ' ')" = \
+    "207 201 200 200 200 200 403 207 413 414 "
+# what each kind of directive makes, in Debian's answer (so the comparison
+# compares SSI output, not error messages)
+for s in 'included part' 'nested page.shtml 5' '5: ' 'five' 'small' 'other' \
+         'hello world' '[an error]' '(none)' 'a&amp;b &lt;7&gt; 7/%41 +c' 'DOCUMENT_URI=/data/ssi/page.shtml'; do
+    mr_check "ssi: Debian's page has '$s'" eval "grep -qF -- '$s' '$T/debian.ssi.body'"
+done
 for s in debian ours stock; do
     mr_check "$s: the PUT stored what InputSed made of it (tr a b)" cmp -s "$T/$s.stored" "$T/put.expected"
 done
 mr_check "the long line came out as sed makes it" cmp -s "$T/debian.long.body" "$T/long.expected"
 mr_check "the rewrite reached its target" eval "grep -q rewritten '$T/debian.rewrite.body'"
-for w in propfind put long list rewrite; do
+for w in propfind put long list ssi echo rewrite; do
     eval "p_ours=\$PEAK_ours_$w p_deb=\$PEAK_debian_$w f_ours=\$FREES_ours_$w f_deb=\$FREES_debian_$w"
     # the count includes the /reap-status request before it: Debian's
     # module's count of the same workload is that baseline
@@ -261,6 +328,11 @@ done
 # output copy); ours once, read in pieces into a buffer sized once
 mr_check "long: our request pool's peak $PEAK_ours_long B is under twice the line ($LINE_KB KB)" \
     test "$PEAK_ours_long" -gt 0 -a "$PEAK_ours_long" -lt $((2 * LINE_KB * 1024))
+# the echoes' text, names and list copies freed: well under Debian's, whose
+# peak grows by each directive's ~86 B (what is left: fsize's file name,
+# each if's parsed expression)
+mr_check "echo: our request pool's peak $PEAK_ours_echo B is under 3/4 of Debian's module's $PEAK_debian_echo B" \
+    test "$PEAK_ours_echo" -gt 0 -a $((4 * PEAK_ours_echo)) -lt $((3 * PEAK_debian_echo))
 limit_bytes=$((4 * 1024 * 1024))
 mr_check "the deep Depth: infinity PROPFIND stayed under ReapRequestLimit ($PEAK_ours_deep B)" \
     test "$PEAK_ours_deep" -gt 0 -a "$PEAK_ours_deep" -lt $limit_bytes

@@ -190,8 +190,8 @@ check "mod_bc with the math library: pi to 50 places as GNU bc -l" \
 
 # ---- 2b. the reap-aware modules in place of Debian's -------------------------------
 
-MODS="dav_fs sed rewrite autoindex"
-REAP_MODS="reap_dav_fs reap_sed reap_rewrite reap_autoindex"
+MODS="dav_fs sed rewrite autoindex include"
+REAP_MODS="reap_dav_fs reap_sed reap_rewrite reap_autoindex reap_include"
 # child_maps <file>: a child of the running apache2 maps <file>.
 child_maps() {
     local pid
@@ -204,9 +204,12 @@ restart() {
     stop_system && quiet apache2ctl start && wait_up
 }
 data=$tmp/modules-data
-mkdir -p "$data/dav" "$data/put" "$data/rw"
+mkdir -p "$data/dav" "$data/put" "$data/rw" "$data/ssi"
 for i in $(seq 1 500); do : >"$data/dav/file-$i.txt"; done
 echo rewritten >"$data/rw/target.txt"
+for i in $(seq 1 500); do
+    echo "$i <!--#echo var=\"DOCUMENT_URI\" --> <!--#echo encoding=\"url\" var=\"QUERY_STRING\" -->"
+done >"$data/ssi/page.shtml"
 # an hour back: a file changed within the second has a weak ETag
 touch -d '1 hour ago' "$data/dav" "$data/dav"/* "$data/rw"/*
 chown -R www-data:www-data "$data"
@@ -220,6 +223,10 @@ Alias /reap-mods "$data"
 <Location /reap-mods/dav>
     Dav On
 </Location>
+<Directory "$data/ssi">
+    Options +Includes
+    AddOutputFilter INCLUDES .shtml
+</Directory>
 <Location /reap-mods/put>
     Dav On
     SetInputFilter Sed
@@ -246,6 +253,7 @@ answers() {
     cat "$data/put/in.txt" >>"$tmp/$1.put" 2>/dev/null
     curl -s http://127.0.0.1/reap-mods/dav/ >"$tmp/$1.list"
     curl -s http://127.0.0.1/reap-mods/rw/x >"$tmp/$1.rewrite"
+    curl -s 'http://127.0.0.1/reap-mods/ssi/page.shtml?a%20b' >"$tmp/$1.ssi"
 }
 # the README's one-liner (a2dismod passes over modules not enabled)
 check "switch: a2dismod -f $MODS && a2enmod $REAP_MODS" \
@@ -268,6 +276,7 @@ check "the PUT through InputSed stored what sed makes of it" \
 check "the listing names the files" grep -q 'file-500.txt' "$tmp/ours.list"
 check "the rewrite reaches its target ($(head -c 60 "$tmp/ours.rewrite" | tr -d '\n'))" \
     grep -qx rewritten "$tmp/ours.rewrite"
+check "the SSI page echoes its URI and query" grep -q '^500 /reap-mods/ssi/page.shtml a%2520b$' "$tmp/ours.ssi"
 check "the requests freed (mod_reap's counters: ${frees0:-?}, then ${frees1:-?})" \
     test "${frees1:-0}" -gt $((${frees0:-0} + 100))
 check "back to Debian's modules with one command" \
@@ -277,7 +286,7 @@ for m in $MODS; do
     check "its children map Debian's mod_$m.so" child_maps "$MODDIR/mod_$m.so"
 done
 answers debian
-for w in propfind put list rewrite; do
+for w in propfind put list rewrite ssi; do
     check "Debian's $w answer is ours" cmp -s "$tmp/debian.$w" "$tmp/ours.$w"
 done
 rm -f /etc/apache2/conf-enabled/zz-reap-modules-test.conf
