@@ -74,34 +74,50 @@ bool rp_hd_map_set(const void *start, size_t len, uint8_t v)
     return true;
 }
 
-void rp_hd_map_large(const void *head, const void *end, bool live)
+/* Leads the granules of [from, stop) to the large object's header at
+ * head: the k-th granule from it says k, up to RP_BASE_MAP_CONT_MAX ("go
+ * back that many less one, and look again").  The head's own granule is
+ * set through rp_hd_map_set, which makes its leaf; every other granule of
+ * the mapping already has one. */
+static void lead(uintptr_t head, uintptr_t from, uintptr_t stop)
 {
-    uintptr_t s = (uintptr_t)1 << granule_shift, h = (uintptr_t)head;
-    rp_hd_map_set(head, 1, 1);
-    for (uintptr_t a = h + s, k = 2; a < (uintptr_t)end; a += s, k += k < RP_BASE_MAP_CONT_MAX) {
-        _Atomic uint8_t *leaf = atomic_load_explicit(&top[a >> TOP_SHIFT], memory_order_relaxed);
-        atomic_store_explicit(&leaf[granule_in_leaf(a)], live ? (uint8_t)k : 1, memory_order_relaxed);
+    uintptr_t s = (uintptr_t)1 << granule_shift;
+    if (from == head) {
+        rp_hd_map_set((const void *)head, 1, 1);
+        from += s;
     }
-}
-
-void rp_hd_map_large_from(const void *head, const void *from, const void *end)
-{
-    uintptr_t s = (uintptr_t)1 << granule_shift, h = (uintptr_t)head, a = (uintptr_t)from;
-    /* past CONT_MAX - 1 granules from either head every byte is CONT_MAX */
-    uintptr_t stop = a + (uintptr_t)(RP_BASE_MAP_CONT_MAX - 1) * s;
-    if (stop > (uintptr_t)end || stop < a)
-        stop = (uintptr_t)end;
-    if (a == h) {
-        rp_hd_map_set(head, 1, 1);
-        a += s;
-    }
-    for (; a < stop; a += s) {
-        uintptr_t k = (a - h) / s + 1;
+    for (uintptr_t a = from; a < stop; a += s) {
+        uintptr_t k = ((a - head) >> granule_shift) + 1;
         _Atomic uint8_t *leaf = atomic_load_explicit(&top[a >> TOP_SHIFT], memory_order_relaxed);
         atomic_store_explicit(&leaf[granule_in_leaf(a)],
                               (uint8_t)(k < RP_BASE_MAP_CONT_MAX ? k : RP_BASE_MAP_CONT_MAX),
                               memory_order_relaxed);
     }
+}
+
+void rp_hd_map_large(const void *head, const void *end, bool live)
+{
+    uintptr_t h = (uintptr_t)head;
+    if (live) {
+        lead(h, h, (uintptr_t)end);
+        return;
+    }
+    /* plain mapped memory again, header granule included */
+    uintptr_t s = (uintptr_t)1 << granule_shift;
+    for (uintptr_t a = h; a < (uintptr_t)end; a += s) {
+        _Atomic uint8_t *leaf = atomic_load_explicit(&top[a >> TOP_SHIFT], memory_order_relaxed);
+        atomic_store_explicit(&leaf[granule_in_leaf(a)], 1, memory_order_relaxed);
+    }
+}
+
+void rp_hd_map_large_from(const void *head, const void *from, const void *end)
+{
+    uintptr_t s = (uintptr_t)1 << granule_shift, a = (uintptr_t)from;
+    /* past CONT_MAX - 1 granules from any head every byte is CONT_MAX */
+    uintptr_t stop = a + (uintptr_t)(RP_BASE_MAP_CONT_MAX - 1) * s;
+    if (stop > (uintptr_t)end || stop < a)
+        stop = (uintptr_t)end;
+    lead((uintptr_t)head, a, stop);
 }
 
 const rp_hd_sb_t *rp_hd_map_header(const void *p)

@@ -299,8 +299,8 @@ static rp_hd_sb_t *cache_take(size_t size)
     give_back_all(expired, nexp);
     if (rest && !rest_kept)
         give_back_all(&rest, 1);
-    if (best && best->end < old_end) {
-        char *cut = (char *)best + best->map_len; /* the rest's, if any, are not the object's */
+    if (best) { /* the object's own pages past its request; the rest's stay */
+        char *cut = (char *)best + best->map_len;
         if (cut > old_end)
             cut = old_end;
         if (cut > best->end)
@@ -336,11 +336,10 @@ static rp_hd_sb_t *join(rp_hd_sb_t *h)
         first = cache[prev].h;
         len += cache[prev].len;
     }
-    uint32_t hi = next != CACHE_MAX && (prev == CACHE_MAX || next > prev) ? next : prev;
-    uint32_t lo = hi == next ? prev : next;
-    cache_remove(hi);
-    if (lo != CACHE_MAX)
-        cache_remove(lo);
+    if (prev != CACHE_MAX)
+        cache_remove(prev);
+    if (next != CACHE_MAX)
+        cache_remove(next - (prev < next)); /* one down if prev was before it */
     char *end = (char *)first + len;
     if (n) { /* inside the joined mapping now */
         n->magic = 0;
