@@ -7,9 +7,14 @@
 # way httpd loads a module.  tsan.sh rebuilds the stress test with ThreadSanitizer
 # (make check-tsan; make check-sanitizers runs the whole fast tier under
 # TSan, the stress test included).
-check_PROGRAMS += tests/base/preload_probe tests/base/dlopen_probe tests/base/misuse_probe
+check_PROGRAMS += tests/base/preload_probe tests/base/dlopen_probe tests/base/misuse_probe \
+	tests/base/cxx_probe
 tests_base_preload_probe_SOURCES = tests/base/preload_probe.c
 tests_base_preload_probe_LDADD = -ldl
+# preload.sh: C++'s operator new and delete, which libreap-malloc.so replaces
+tests_base_cxx_probe_SOURCES = tests/base/cxx_probe.cc
+tests_base_cxx_probe_CXXFLAGS = -std=c++17 -Wall -Wextra -O2 -pthread
+tests_base_cxx_probe_LDADD = -ldl
 tests_base_dlopen_probe_SOURCES = tests/base/dlopen_probe.c
 tests_base_dlopen_probe_LDADD = -ldl
 # misuse.sh: double and interior frees under libreap-malloc.so, REAP_STATS_FILE

@@ -1,8 +1,10 @@
 #!/bin/sh
 # preload.sh - real programs under LD_PRELOAD=libreap-malloc.so must give
 # the same output as without it: python3, gcc compiling a C file, sort on a
-# few MB, bc, git init/commit/log, and preload_probe (every malloc entry
-# point, threads, fork).  Run by `make check' from the build directory.
+# few MB, bc, git init/commit/log, preload_probe (every malloc entry
+# point, threads, fork) and cxx_probe (every form of C++'s operator new
+# and delete, std::bad_alloc and the new-handler).  Run by `make check'
+# from the build directory.
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
@@ -33,6 +35,9 @@ same() {
 
 REAP_PROBE_EXPECT=reap LD_PRELOAD=$lib "$probe" || { echo "FAIL probe under LD_PRELOAD"; fail=1; }
 same probe "$probe"
+cxx=${REAP_CXX_PROBE:-$PWD/tests/base/cxx_probe}
+REAP_PROBE_EXPECT=reap LD_PRELOAD=$lib "$cxx" || { echo "FAIL cxx probe under LD_PRELOAD"; fail=1; }
+same cxx-probe "$cxx"
 
 same python3 python3 -c '
 import json, collections

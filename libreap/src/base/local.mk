@@ -39,7 +39,8 @@ libreap_libreap_hoard_la_SOURCES = $(RP_HOARD_SOURCES) $(RP_UTIL_SOURCES)
 libreap_libreap_hoard_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden -DRP_HD_TLS_IE \
 	-DRP_HD_MALLOC -DRP_HD_NAME='"libreap-malloc"' $(REAP_LIB_SAN_CFLAGS)
 
-# Drop-in malloc for LD_PRELOAD: exports only the C allocation functions.
+# Drop-in malloc for LD_PRELOAD: exports only the C allocation functions
+# and C++'s replaceable operator new and delete (malloc.c).
 lib_LTLIBRARIES += libreap/libreap-malloc.la
 libreap_libreap_malloc_la_SOURCES = libreap/src/base/malloc.c
 libreap_libreap_malloc_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden

@@ -4,7 +4,8 @@
  * malloc.c - the C allocation functions of libreap-malloc.so, for
  * LD_PRELOAD: malloc, free, calloc, realloc, posix_memalign, aligned_alloc,
  * memalign, valloc, pvalloc, malloc_usable_size and malloc_trim, all served by the
- * Hoard-style base allocator of this folder (its entry points, hoard.c).
+ * Hoard-style base allocator of this folder (its entry points, hoard.c),
+ * and C++'s replaceable operator new and delete (below).
  *
  * glibc routes its own internal allocations (stdio buffers, getpwnam,
  * dlopen, pthread keys) through these same symbols, and the first call can
@@ -17,8 +18,10 @@
  * first call reads the variable.  Untraced, a call pays one test of
  * rp_trace_state.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,14 +72,16 @@ static RP_NOINLINE void traced_free(void *p)
  * and the untraced one the same code as without tracing. */
 static RP_NOINLINE void *traced_malloc(size_t size) { return traced(rp_hoard_malloc(size), size); }
 
-void *malloc(size_t size)
+/* The bodies of malloc and free, also C++'s operators' (a call of the
+ * exported names from inside the library would go through the PLT). */
+static inline void *do_malloc(size_t size)
 {
     if (RP_UNLIKELY(rp_tracing()))
         return traced_malloc(size);
     return rp_hoard_malloc(size);
 }
 
-void free(void *p)
+static inline void do_free(void *p)
 {
     if (RP_UNLIKELY(rp_tracing())) {
         traced_free(p); /* before: another thread may get p at once */
@@ -85,6 +90,10 @@ void free(void *p)
     }
     rp_hoard_free(p);
 }
+
+void *malloc(size_t size) { return do_malloc(size); }
+
+void free(void *p) { do_free(p); }
 
 void *calloc(size_t n, size_t size)
 {
@@ -190,3 +199,119 @@ int malloc_trim(size_t pad)
     rp_hoard_trim();
     return 1;
 }
+
+/* ---- C++'s operator new and delete --------------------------------------------- */
+
+/*
+ * The C++ runtime's operator new calls malloc through the PLT, and its
+ * operator delete calls free: two calls for each new and delete where
+ * tcmalloc, jemalloc and mimalloc, which replace the operators, make one.
+ * The program's own code calls operator new through its PLT either way.
+ * So the replaceable operators are defined here, under their Itanium
+ * C++ ABI names, with the malloc and free above as their bodies.
+ *
+ * Only success is served here.  When the allocator has no memory, the
+ * call goes to the next definition in the process (the C++ runtime's,
+ * dlsym(RTLD_NEXT)).  That one calls malloc (this library's) again in
+ * the loop the standard asks for: the new-handler, then std::bad_alloc,
+ * or NULL for the nothrow forms.  A throwing operator new with no C++
+ * runtime behind it cannot throw from C: it reports and aborts.
+ */
+#define CXX_NEW(name, params, args, call)                                   \
+    EXPORT void *name params;                                              \
+    void *name params                                                      \
+    {                                                                      \
+        void *p = call;                                                    \
+        return RP_LIKELY(p != NULL) ? p : next_new_##name args;            \
+    }
+
+/* The next definition of the operator symbol sym, or NULL. */
+static RP_COLD void *next_operator(const char *sym) { return dlsym(RTLD_NEXT, sym); }
+
+static RP_COLD __attribute__((noreturn)) void no_runtime(const char *sym, size_t size)
+{
+    fprintf(stderr, "libreap-malloc: %s(%zu): out of memory, and no C++ runtime to throw "
+                    "std::bad_alloc\n", sym, size);
+    abort();
+}
+
+typedef struct nothrow nothrow_t; /* std::nothrow_t, passed by reference */
+
+#define NEXT_PLAIN(name)                                                    \
+    static RP_COLD void *next_new_##name(size_t size)                      \
+    {                                                                      \
+        void *(*f)(size_t) = (void *(*)(size_t))next_operator(#name);      \
+        if (!f)                                                            \
+            no_runtime(#name, size);                                       \
+        return f(size);                                                    \
+    }
+#define NEXT_NOTHROW(name)                                                  \
+    static RP_COLD void *next_new_##name(size_t size, const nothrow_t *nt) \
+    {                                                                      \
+        void *(*f)(size_t, const nothrow_t *) =                            \
+            (void *(*)(size_t, const nothrow_t *))next_operator(#name);    \
+        return f ? f(size, nt) : NULL;                                     \
+    }
+#define NEXT_ALIGNED(name)                                                  \
+    static RP_COLD void *next_new_##name(size_t size, size_t align)        \
+    {                                                                      \
+        void *(*f)(size_t, size_t) = (void *(*)(size_t, size_t))next_operator(#name); \
+        if (!f)                                                            \
+            no_runtime(#name, size);                                       \
+        return f(size, align);                                             \
+    }
+#define NEXT_ALIGNED_NOTHROW(name)                                          \
+    static RP_COLD void *next_new_##name(size_t size, size_t align, const nothrow_t *nt) \
+    {                                                                      \
+        void *(*f)(size_t, size_t, const nothrow_t *) =                    \
+            (void *(*)(size_t, size_t, const nothrow_t *))next_operator(#name); \
+        return f ? f(size, align, nt) : NULL;                              \
+    }
+
+/* An alignment std::align_val_t may hold that the allocator cannot meet
+ * (not a power of two) fails here, and the next definition decides. */
+static inline void *new_aligned(size_t size, size_t align)
+{
+    return power_of_two(align) ? TRACED(rp_hoard_memalign(align, size), size) : NULL;
+}
+
+/* operator new(size_t), new[](size_t), and their nothrow forms */
+NEXT_PLAIN(_Znwm)
+NEXT_PLAIN(_Znam)
+NEXT_NOTHROW(_ZnwmRKSt9nothrow_t)
+NEXT_NOTHROW(_ZnamRKSt9nothrow_t)
+CXX_NEW(_Znwm, (size_t size), (size), do_malloc(size))
+CXX_NEW(_Znam, (size_t size), (size), do_malloc(size))
+CXX_NEW(_ZnwmRKSt9nothrow_t, (size_t size, const nothrow_t *nt), (size, nt), do_malloc(size))
+CXX_NEW(_ZnamRKSt9nothrow_t, (size_t size, const nothrow_t *nt), (size, nt), do_malloc(size))
+
+/* C++17's over-aligned forms: operator new(size_t, std::align_val_t) */
+NEXT_ALIGNED(_ZnwmSt11align_val_t)
+NEXT_ALIGNED(_ZnamSt11align_val_t)
+NEXT_ALIGNED_NOTHROW(_ZnwmSt11align_val_tRKSt9nothrow_t)
+NEXT_ALIGNED_NOTHROW(_ZnamSt11align_val_tRKSt9nothrow_t)
+CXX_NEW(_ZnwmSt11align_val_t, (size_t size, size_t align), (size, align), new_aligned(size, align))
+CXX_NEW(_ZnamSt11align_val_t, (size_t size, size_t align), (size, align), new_aligned(size, align))
+CXX_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, (size_t size, size_t align, const nothrow_t *nt),
+        (size, align, nt), new_aligned(size, align))
+CXX_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, (size_t size, size_t align, const nothrow_t *nt),
+        (size, align, nt), new_aligned(size, align))
+
+/* Every operator delete frees: the size and alignment the sized and
+ * aligned forms pass are what the allocator finds from the address. */
+#define CXX_DELETE(name, params)                                            \
+    EXPORT void name params;                                               \
+    void name params { do_free(p); }
+
+CXX_DELETE(_ZdlPv, (void *p))
+CXX_DELETE(_ZdaPv, (void *p))
+CXX_DELETE(_ZdlPvm, (void *p, size_t size))
+CXX_DELETE(_ZdaPvm, (void *p, size_t size))
+CXX_DELETE(_ZdlPvRKSt9nothrow_t, (void *p, const nothrow_t *nt))
+CXX_DELETE(_ZdaPvRKSt9nothrow_t, (void *p, const nothrow_t *nt))
+CXX_DELETE(_ZdlPvSt11align_val_t, (void *p, size_t align))
+CXX_DELETE(_ZdaPvSt11align_val_t, (void *p, size_t align))
+CXX_DELETE(_ZdlPvmSt11align_val_t, (void *p, size_t size, size_t align))
+CXX_DELETE(_ZdaPvmSt11align_val_t, (void *p, size_t size, size_t align))
+CXX_DELETE(_ZdlPvSt11align_val_tRKSt9nothrow_t, (void *p, size_t align, const nothrow_t *nt))
+CXX_DELETE(_ZdaPvSt11align_val_tRKSt9nothrow_t, (void *p, size_t align, const nothrow_t *nt))
