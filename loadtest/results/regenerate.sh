@@ -42,6 +42,7 @@ mimalloc-bench|mimalloc-bench-20261128-151502.*|loadtest/mt/mimalloc-bench.sh --
 mimalloc-bench-large|mimalloc-bench-20261128-210429.* (malloc-large's row)|loadtest/mt/mimalloc-bench.sh --tests "malloc-large mstress" --no-security --build "$build" --out loadtest/results "${MIMALLOC_BENCH:?set MIMALLOC_BENCH to a built mimalloc-bench checkout (docs/benchmarks.md)}"
 soak|soak-20261122-152641.*|loadtest/soak/soak.sh "$build"
 modules-include|modules-20261128-214120.*|loadtest/modules/run.sh --workloads include --reps 3 --build "$build"
+modules-include-frees|modules-20261129-003829.* (fsize, flastmod and if frees)|loadtest/modules/run.sh --workloads include --reps 3 --build "$build"
 bc|(none: docs/benchmarks.md, "bc")|loadtest/bc-bench.sh "$build/modules/mod_bc/reap-bc"
 EOF
 }

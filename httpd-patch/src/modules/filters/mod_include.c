@@ -11,9 +11,13 @@
  * variable under it, which keeps the name as its key), and when ap_pfree()
  * frees (the reap-backed APR with mod_reap) the echoed text, and the text
  * of fsize and flastmod, go into heap buckets, which the bucket allocator
- * takes back when the reader destroys the bucket.  On Debian's stock APR
- * the texts stay in pool buckets, as Debian's do; the output is the same
- * byte for byte on either APR.
+ * takes back when the reader destroys the bucket.  Also freed where they
+ * die: the file name each fsize and flastmod looks up, and find_file()'s
+ * merged path, once the subrequest has made its own copies; and the
+ * ap_expr_info_t of each ap_expr `if`, once evaluated (the parse tree it
+ * roots stays in r->pool: ap_expr's, with cleanups for its regexes).  On
+ * Debian's stock APR the texts stay in pool buckets, as Debian's do; the
+ * output is the same byte for byte on either APR.
  */
 
 /* Licensed to the Apache Software Foundation (ASF) under one or more
@@ -1665,6 +1669,7 @@ static int parse_ap_expr(include_ctx_t *ctx, const char *expr, int *was_error)
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, ctx->r, APLOGNO(01337)
                       "Could not parse expr \"%s\" in %s: %s", expr,
                       ctx->r->filename, err);
+        ap_pfree(ctx->pool, expr_info);
         *was_error = 1;
         return 0;
     }
@@ -1697,6 +1702,9 @@ static int parse_ap_expr(include_ctx_t *ctx, const char *expr, int *was_error)
 
     eval_ctx->info = expr_info;
     ret = ap_expr_exec_ctx(eval_ctx);
+    /* the evaluation was the info's only use (the tree it roots stays) */
+    eval_ctx->info = NULL;
+    ap_pfree(ctx->pool, expr_info);
     if (ret < 0) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, ctx->r, APLOGNO(01338)
                       "Could not evaluate expr \"%s\" in %s: %s", expr,
@@ -1769,6 +1777,7 @@ static int find_file(request_rec *r, const char *directive, const char *tag,
             /* note: it is okay to pass NULL for the "next filter" since
                we never attempt to "run" this sub request. */
             rr = ap_sub_req_lookup_file(newpath, r, NULL);
+            ap_pfree(r->pool, newpath);   /* the subrequest made its own */
 
             if (rr->status == HTTP_OK && rr->finfo.filetype != APR_NOFILE) {
                 to_send = rr->filename;
@@ -2253,6 +2262,7 @@ static apr_status_t handle_fsize(include_ctx_t *ctx, ap_filter_t *f,
         char *tag_val = NULL;
         apr_finfo_t finfo;
         char *parsed_string;
+        int found;
 
         ap_ssi_get_tag_and_value(ctx, &tag, &tag_val, SSI_VALUE_DECODED);
         if (!tag || !tag_val) {
@@ -2262,7 +2272,9 @@ static apr_status_t handle_fsize(include_ctx_t *ctx, ap_filter_t *f,
         parsed_string = ap_ssi_parse_string(ctx, tag_val, NULL, 0,
                                             SSI_EXPAND_DROP_NAME);
 
-        if (!find_file(r, "fsize", tag, parsed_string, &finfo)) {
+        found = !find_file(r, "fsize", tag, parsed_string, &finfo);
+        ap_pfree(ctx->pool, parsed_string);
+        if (found) {
             char *buf;
             apr_size_t len;
 
@@ -2340,6 +2352,7 @@ static apr_status_t handle_flastmod(include_ctx_t *ctx, ap_filter_t *f,
         char *tag_val = NULL;
         apr_finfo_t  finfo;
         char *parsed_string;
+        int found;
 
         ap_ssi_get_tag_and_value(ctx, &tag, &tag_val, SSI_VALUE_DECODED);
         if (!tag || !tag_val) {
@@ -2349,7 +2362,9 @@ static apr_status_t handle_flastmod(include_ctx_t *ctx, ap_filter_t *f,
         parsed_string = ap_ssi_parse_string(ctx, tag_val, NULL, 0,
                                             SSI_EXPAND_DROP_NAME);
 
-        if (!find_file(r, "flastmod", tag, parsed_string, &finfo)) {
+        found = !find_file(r, "flastmod", tag, parsed_string, &finfo);
+        ap_pfree(ctx->pool, parsed_string);
+        if (found) {
             char *t_val;
             apr_size_t t_len;
 
