@@ -11,10 +11,15 @@ check_PROGRAMS += tests/base/preload_probe tests/base/dlopen_probe tests/base/mi
 	tests/base/cxx_probe
 tests_base_preload_probe_SOURCES = tests/base/preload_probe.c
 tests_base_preload_probe_LDADD = -ldl
-# preload.sh: C++'s operator new and delete, which libreap-malloc.so replaces
+# preload.sh: C++'s operator new and delete, which libreap-malloc.so replaces;
+# cxx_plugin.so, a C++ library preload_probe opens with RTLD_LOCAL
 tests_base_cxx_probe_SOURCES = tests/base/cxx_probe.cc
 tests_base_cxx_probe_CXXFLAGS = -std=c++17 -Wall -Wextra -O2 -pthread
 tests_base_cxx_probe_LDADD = -ldl
+check_PROGRAMS += tests/base/cxx_plugin.so
+tests_base_cxx_plugin_so_SOURCES = tests/base/cxx_plugin.cc
+tests_base_cxx_plugin_so_CXXFLAGS = -Wall -Wextra -O2 -fPIC -fvisibility=hidden
+tests_base_cxx_plugin_so_LDFLAGS = -Xcompiler -shared
 tests_base_dlopen_probe_SOURCES = tests/base/dlopen_probe.c
 tests_base_dlopen_probe_LDADD = -ldl
 # misuse.sh: double and interior frees under libreap-malloc.so, REAP_STATS_FILE

@@ -33,6 +33,9 @@ same() {
     fi
 }
 
+# a C++ library the C probe opens with RTLD_LOCAL (preload_probe.c)
+REAP_CXX_PLUGIN=${REAP_CXX_PLUGIN:-$PWD/tests/base/cxx_plugin.so}
+export REAP_CXX_PLUGIN
 REAP_PROBE_EXPECT=reap LD_PRELOAD=$lib "$probe" || { echo "FAIL probe under LD_PRELOAD"; fail=1; }
 same probe "$probe"
 cxx=${REAP_CXX_PROBE:-$PWD/tests/base/cxx_probe}

@@ -5,7 +5,9 @@
  * do, run by preload.sh with and without LD_PRELOAD=libreap-malloc.so:
  * contents survive realloc, alignments hold, errors are the POSIX ones,
  * threads and fork work.  With REAP_PROBE_EXPECT=reap it also checks that
- * malloc really resolves to libreap-malloc.so.  Prints "probe ok".
+ * malloc really resolves to libreap-malloc.so; with REAP_CXX_PLUGIN=PATH,
+ * that a C++ library it opens with RTLD_LOCAL still gets std::bad_alloc.
+ * Prints "probe ok".
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -120,6 +122,20 @@ static void check_threads_and_fork(void)
     free(boxes[1]);
 }
 
+/* A C++ library opened with RTLD_LOCAL (REAP_CXX_PLUGIN, cxx_plugin.cc):
+ * the C++ runtime is in no global scope, and an operator new that fails
+ * must still throw std::bad_alloc, which the library catches. */
+static void check_cxx_plugin(const char *path)
+{
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    CHECK(h != NULL);
+    if (!h)
+        return;
+    int (*bad_alloc)(void) = (int (*)(void))(uintptr_t)dlsym(h, "cxx_plugin_bad_alloc");
+    CHECK(bad_alloc != NULL && bad_alloc() == 1);
+    dlclose(h);
+}
+
 int main(void)
 {
     const char *expect = getenv("REAP_PROBE_EXPECT");
@@ -132,6 +148,8 @@ int main(void)
     check_align();
     check_calloc();
     check_threads_and_fork();
+    if (getenv("REAP_CXX_PLUGIN"))
+        check_cxx_plugin(getenv("REAP_CXX_PLUGIN"));
     if (failures)
         return 1;
     puts("probe ok");

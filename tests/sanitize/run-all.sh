@@ -41,7 +41,7 @@ EXCLUDE='^(tests/base/(preload|dlopen|misuse)|tools/reap-trace/record-malloc)\.s
 # The apache2 tiers (make check-httpd, check-soak) do not run here: Debian's
 # httpd and the modules apxs builds do not load the sanitizer runtime (it
 # must come first in the process).
-EXCLUDE_PROGRAMS='^tests/base/(preload|dlopen|misuse|cxx)_probe$'
+EXCLUDE_PROGRAMS='^tests/base/((preload|dlopen|misuse|cxx)_probe|cxx_plugin\.so)$'
 
 # Under valgrind: the libreap tests that use only what the program may
 # touch.  test_leaheap and test_region read block headers of freed and

@@ -225,8 +225,23 @@ int malloc_trim(size_t pad)
         return RP_LIKELY(p != NULL) ? p : next_new_##name args;            \
     }
 
-/* The next definition of the operator symbol sym, or NULL. */
-static RP_COLD void *next_operator(const char *sym) { return dlsym(RTLD_NEXT, sym); }
+/* The next definition of the operator symbol sym, or NULL: the one after
+ * this library in the global scope, else libstdc++'s, which a C program
+ * may have loaded only as the dependency of a C++ library it opened with
+ * RTLD_LOCAL (that library's operator new is still ours: the preloaded
+ * definition comes first in every lookup). */
+static RP_COLD void *next_operator(const char *sym)
+{
+    void *f = dlsym(RTLD_NEXT, sym);
+    if (!f) {
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+        if (h) {
+            f = dlsym(h, sym); /* its own scope: libstdc++ and its dependencies */
+            dlclose(h); /* loaded already: the reference just taken */
+        }
+    }
+    return f;
+}
 
 static RP_COLD __attribute__((noreturn)) void no_runtime(const char *sym, size_t size)
 {
