@@ -1,6 +1,7 @@
 #!/bin/bash
 # build-modules.sh - build reap-aware copies of Debian's httpd modules
-# mod_dav_fs, mod_sed, mod_rewrite, mod_autoindex and mod_include: Debian's apache2
+# mod_dav_fs, mod_sed, mod_rewrite, mod_autoindex, mod_include and
+# mod_proxy_html: Debian's apache2
 # source with the project's changed files (httpd-patch/src/) dropped in,
 # each module built with Debian's apxs into <out>/lib/mod_NAME.so.
 #
@@ -48,6 +49,7 @@ sed       modules/filters/mod_sed.c modules/filters/sed0.c modules/filters/sed1.
 rewrite   modules/mappers/mod_rewrite.c
 autoindex modules/generators/mod_autoindex.c
 include   modules/filters/mod_include.c
+proxy_html modules/filters/mod_proxy_html.c
 "
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -110,7 +112,7 @@ check_pristine() {
 
 write_diff() {
     srcpatch_write_diff "$diff_out" \
-        "reap-aware mod_dav_fs, mod_sed, mod_rewrite, mod_autoindex, mod_include (ap_pfree)"
+        "reap-aware mod_dav_fs, mod_sed, mod_rewrite, mod_autoindex, mod_include, mod_proxy_html (ap_pfree)"
 }
 
 # --- 3. build -----------------------------------------------------------------
@@ -136,6 +138,9 @@ build_module() {
     if [ "$name" = sed ]; then       # Debian hides libsed's internals
         printf '{ global: sed_module; local: *; };\n' >"$dir/exports.map"
         flags+=("-Wl,--version-script=$dir/exports.map")
+    fi
+    if [ "$name" = proxy_html ]; then   # libxml2's HTML parser, linked as Debian links it
+        flags+=("-I/usr/include/libxml2" "-lxml2")
     fi
     (cd "$dir" && apxs -c -I"$top/mod_reap" "${flags[@]}" -o "mod_$name.la" "${files[@]}") \
         >"$dir/build.log" 2>&1 || { tail -20 "$dir/build.log" >&2; die "mod_$name failed; see $dir/build.log"; }

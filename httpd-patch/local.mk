@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
 # httpd-patch: reap-aware builds of Debian's mod_dav_fs, mod_sed,
-# mod_rewrite, mod_autoindex and mod_include (httpd-patch/README.md).
+# mod_rewrite, mod_autoindex, mod_include and mod_proxy_html
+# (httpd-patch/README.md).
 #
 #   make httpd-modules   build-modules.sh: Debian's apache2 source with
 #                        httpd-patch/src/ dropped in, the modules built with
@@ -16,6 +17,7 @@ EXTRA_DIST += httpd-patch/README.md httpd-patch/build-modules.sh httpd-patch/apa
 	httpd-patch/src/modules/filters/mod_sed.c httpd-patch/src/modules/filters/sed1.c \
 	httpd-patch/src/modules/generators/mod_autoindex.c \
 	httpd-patch/src/modules/filters/mod_include.c \
+	httpd-patch/src/modules/filters/mod_proxy_html.c \
 	httpd-patch/src/modules/mappers/mod_rewrite.c \
 	tests/httpd/test_reap_modules.sh tests/httpd/test_litmus.sh tests/httpd/xmlns_sorted.py tests/httpd-tests/run.sh tests/httpd-tests/tap.py \
 	loadtest/modules/run.sh loadtest/modules/survey.sh loadtest/modules/options.sh
