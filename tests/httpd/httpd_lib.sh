@@ -149,13 +149,14 @@ EOF
 
 # The four reap-aware modules (httpd-patch/), built into
 # <build>/httpd-modules/lib (make httpd-modules).
-MR_REAP_AWARE="dav_fs sed rewrite autoindex include"
+MR_REAP_AWARE="dav_fs sed rewrite autoindex include proxy_html"
 
 # mr_load_reap_aware <dir>: the LoadModule lines of the reap-aware modules
 # from <dir> (ours, or Debian's own in $MR_MODDIR), after Debian's
-# mod_alias and mod_dav, which they need.
+# mod_alias and mod_dav, and mod_proxy, mod_proxy_http and mod_xml2enc
+# (proxy_html's), which they need.
 mr_load_reap_aware() {
-    for mr_m in alias dav; do
+    for mr_m in alias dav proxy proxy_http xml2enc; do
         echo "LoadModule ${mr_m}_module $MR_MODDIR/mod_$mr_m.so"
     done
     for mr_m in $MR_REAP_AWARE; do

@@ -1,6 +1,7 @@
 #!/bin/bash
 # test_reap_modules.sh - the reap-aware mod_dav_fs, mod_sed, mod_rewrite,
-# mod_autoindex and mod_include (httpd-patch/, built into <build>/httpd-modules/lib) in
+# mod_autoindex, mod_include and mod_proxy_html (httpd-patch/, built into
+# <build>/httpd-modules/lib) in
 # Debian's apache2, against Debian's own modules.
 #
 # Three servers, one after the other, on the same data directory:
@@ -19,13 +20,18 @@
 # and sizefmt, printenv, an unknown encoding's error), and a large page of
 # echo, if/else and fsize directives (no include virtual: Debian's keeps
 # each included subrequest's pool to the end of the request, on purpose,
-# and so does ours).
+# and so does ours), and an HTML page of PH_LINKS links proxied from the
+# same server (/ph/ to /data/backend/) through ProxyHTMLURLMap: a regex
+# map on a href and img src, a plain map, an event attribute
+# (ProxyHTMLEvents), text with entities and a comment.
 # Checked:
 # - every answer of ours and stock is byte for byte debian's (and the PUT
 #   stored, and the sed outputs are, what tr computes from the input);
 # - on ours, each workload's request made frees (mod_reap's request
 #   counters) and its pool's peak (the reap-peak note) is below debian's,
-#   for the long line below twice the line;
+#   for the long line below twice the line; for the proxied page under
+#   PH_LINKS * 8 B (Debian's keeps ~34 B in r->pool for each link its
+#   regex map rewrote: 687,744 B at 20,000 links);
 # - hostile cases get debian's status: PROPFIND Depth: infinity where
 #   DavDepthInfinity is off (403), and of a deep tree where it is on, under
 #   ReapRequestLimit, whose request stays under the limit on ours (207);
@@ -55,17 +61,29 @@ CONDS=300           # RewriteConds
 URI_KB=4            # the rewritten URI's length
 SSI_BLOCKS=200      # the .shtml page's blocks (24 directives each)
 ECHO_LINES=10000    # the large .shtml page's lines (8 directives each)
+PH_LINKS=20000      # the proxied HTML page's links
 LIMIT=4M            # ReapRequestLimit of the deep PROPFIND
 
 T=$(mktemp -d /tmp/reap-modules.XXXXXX)
 cleanup_push "rm -rf '$T'"
 DATA=$T/data
-mkdir -p "$DATA"/{dav,put,long,mix,list,rw,deep,limited,ssi} "$T/lock"
+mkdir -p "$DATA"/{dav,put,long,mix,list,rw,deep,limited,ssi,backend} "$T/lock"
 chmod 777 "$T/lock"
-python3 - "$DATA" "$FILES" "$LINE_KB" "$SSI_BLOCKS" "$ECHO_LINES" <<'EOF'
+python3 - "$DATA" "$FILES" "$LINE_KB" "$SSI_BLOCKS" "$ECHO_LINES" "$PH_LINKS" <<'EOF'
 import os, sys
 data, files, line_kb = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 ssi_blocks, echo_lines = int(sys.argv[4]), int(sys.argv[5])
+# the page mod_proxy_html rewrites: every link under backend.invalid/w/
+# (the regex map), one under plain.invalid (the plain map), one elsewhere
+with open(f'{data}/backend/page.html', 'w') as f:
+    f.write('<html><head><title>a &amp; b</title></head><body>\n'
+            '<!-- a comment --><p>text &lt;7&gt; "q"</p>\n'
+            '<img src="http://backend.invalid/w/i.png" alt="x">'
+            '<a href="http://plain.invalid/x/y.html" onclick="go(\'http://backend.invalid/w/e\')">plain</a>'
+            '<a href="http://other.invalid/w/z.html">other</a><br>\n')
+    for i in range(int(sys.argv[6])):
+        f.write(f'<a href="http://backend.invalid/w/page{i}.html">page {i}</a><br>\n')
+    f.write('</body></html>\n')
 with open(f'{data}/ssi/echo.shtml', 'w') as f:
     f.write('<!--#set var="v" value="a&amp;b &lt;c&gt; %41 +d" -->')
     for i in range(echo_lines):
@@ -198,6 +216,15 @@ Alias /data "$DATA"
     Options +Includes
     AddOutputFilter INCLUDES .shtml
 </Directory>
+ProxyPass /ph/ http://127.0.0.1:$MR_PORT/data/backend/
+<Location /ph/>
+    ProxyHTMLEnable On
+    ProxyHTMLLinks a href
+    ProxyHTMLLinks img src
+    ProxyHTMLEvents onclick
+    ProxyHTMLURLMap http://backend\\.invalid/w/ /ph/ R
+    ProxyHTMLURLMap http://plain.invalid/ /plain/
+</Location>
 <Location /data/deep>
     Dav On
     DavDepthInfinity On
@@ -244,7 +271,7 @@ workload() {
     cat "$T/$SIDE.$name.body" >>"$T/$SIDE.$name"
     after=$(frees_total)
     mr_wait_logged >/dev/null
-    peak=$(grep -v '/reap-status' "$MR_ROOT/logs/access.log" | tail -1 | sed -n 's/.* peak=\([0-9]*\) .*/\1/p')
+    peak=$(grep -v '/reap-status\| /data/backend/' "$MR_ROOT/logs/access.log" | tail -1 | sed -n 's/.* peak=\([0-9]*\) .*/\1/p')
     eval "PEAK_${SIDE}_$name=\${peak:-0}"
     eval "FREES_${SIDE}_$name=$((${after:-0} - ${before:-0}))"
     mr_say "# $SIDE $name: $code, peak ${peak:-?} B, frees $((${after:-0} - ${before:-0}))"
@@ -269,6 +296,7 @@ run_side() {
         "$T/$SIDE.ssi" >"$T/$SIDE.ssi.blanked"
     workload echo "$U/data/ssi/echo.shtml"
     workload rewrite "$U$LONG_URI"
+    workload html "$U/ph/page.html"
     workload infinity -X PROPFIND -H 'Depth: infinity' "$U/data/dav/"
     workload deep -X PROPFIND -H 'Depth: infinity' "$U/data/deep/"
     workload toolarge -T "$T/put.txt" "$U/data/limited/big.txt"
@@ -297,7 +325,7 @@ same() {
     diff "$T/$2.$3" "$T/$1.$3" | head -8 | sed 's/^/#   /'
     return 1
 }
-for w in propfind put long mix list ssi echo rewrite infinity deep toolarge hugequery; do
+for w in propfind put long mix list ssi echo rewrite html infinity deep toolarge hugequery; do
     mr_check "ours: the $w answer is Debian's ($(head -1 "$T/debian.$w"))" same ours debian $w
     mr_check "stock APR: the $w answer is Debian's" same stock debian $w
 done
@@ -316,7 +344,15 @@ for s in debian ours stock; do
 done
 mr_check "the long line came out as sed makes it" cmp -s "$T/debian.long.body" "$T/long.expected"
 mr_check "the rewrite reached its target" eval "grep -q rewritten '$T/debian.rewrite.body'"
-for w in propfind put long list ssi echo rewrite; do
+# what the maps make of the page, in Debian's answer (so the comparison
+# compares rewritten HTML, not an error page)
+mr_check "html: 200, every page link mapped to /ph/" eval \
+    "[ \"\$(head -1 '$T/debian.html')\" = 200 ] && [ \$(grep -c '<a href=\"/ph/page[0-9]*\.html\">page' '$T/debian.html.body') = $PH_LINKS ]"
+for s in 'src="/ph/i.png"' 'href="/plain/x/y.html"' 'href="http://other.invalid/w/z.html"' '&lt;7&gt;' '<!-- a comment -->'; do
+    mr_check "html: Debian's page has '$s'" eval "grep -qF -- '$s' '$T/debian.html.body'"
+done
+mr_check "html: no backend.invalid link is left" eval "! grep -q 'href=\"http://backend' '$T/debian.html.body'"
+for w in propfind put long list ssi echo rewrite html; do
     eval "p_ours=\$PEAK_ours_$w p_deb=\$PEAK_debian_$w f_ours=\$FREES_ours_$w f_deb=\$FREES_debian_$w"
     # the count includes the /reap-status request before it: Debian's
     # module's count of the same workload is that baseline
@@ -333,6 +369,10 @@ mr_check "long: our request pool's peak $PEAK_ours_long B is under twice the lin
 # each if's parsed expression)
 mr_check "echo: our request pool's peak $PEAK_ours_echo B is under 3/4 of Debian's module's $PEAK_debian_echo B" \
     test "$PEAK_ours_echo" -gt 0 -a $((4 * PEAK_ours_echo)) -lt $((3 * PEAK_debian_echo))
+# each rewritten link's temp buffers freed: the page's peak does not grow
+# with its links (Debian's grows by ~34 B a link, ~680 KB here)
+mr_check "html: our request pool's peak $PEAK_ours_html B is under $PH_LINKS links * 8 B" \
+    test "$PEAK_ours_html" -gt 0 -a "$PEAK_ours_html" -lt $((PH_LINKS * 8))
 limit_bytes=$((4 * 1024 * 1024))
 mr_check "the deep Depth: infinity PROPFIND stayed under ReapRequestLimit ($PEAK_ours_deep B)" \
     test "$PEAK_ours_deep" -gt 0 -a "$PEAK_ours_deep" -lt $limit_bytes
