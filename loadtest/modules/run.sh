@@ -16,6 +16,11 @@
 #   autoindex  FancyIndexing listing of N files
 #   include    an .shtml page of N <!--#echo var="DOCUMENT_URI" --> lines
 #              (the survey's page, survey.sh) through mod_include
+#   proxy_html an HTML page of N links proxied from the same server
+#              (mod_proxy_http) through mod_proxy_html, each link
+#              rewritten by a regex ProxyHTMLURLMap; the backend
+#              reads the page (EnableMMAP Off), else its mapping's pages,
+#              touched as they are sent, would count in both sides' peak
 # Every answer is compared with stock's (byte-identical, or the run fails).
 # Output: RESULTS/modules-<stamp>.csv (workload,size,side,rep,hwm_growth_kb,
 # time_s), the medians and the reap/stock ratios on stdout and in
@@ -27,7 +32,8 @@
 #                                [--build DIR] [--results DIR]
 # Defaults: 3 repetitions; sizes as in issue 49 (propfind and autoindex
 # 10k/50k/100k files, inputsed 10/50/100 MB, longline 1/2/4 MB, rewrite
-# 1/4/7 KB, include 10k/50k/100k directives).
+# 1/4/7 KB, include 10k/50k/100k directives, proxy_html 10k/50k/100k
+# links).
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
@@ -35,10 +41,10 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 reps=3
-workloads="propfind inputsed longline rewrite autoindex include"
+workloads="propfind inputsed longline rewrite autoindex include proxy_html"
 declare -A sizes=([propfind]="10000 50000 100000" [inputsed]="10 50 100"
     [longline]="1 2 4" [rewrite]="1 4 7" [autoindex]="10000 50000 100000"
-    [include]="10000 50000 100000")
+    [include]="10000 50000 100000" [proxy_html]="10000 50000 100000")
 own_option() {   # the options of run.sh alone
     case $1 in
     --reps) reps=$2 ;;
@@ -86,6 +92,12 @@ elif w == 'rewrite':
     open(f'{t}/data/w/target.txt', 'w').write('rewritten\n')
 elif w == 'include':
     open(f'{t}/data/w/f.shtml', 'w').write('<p><!--#echo var="DOCUMENT_URI" --></p>\n' * n)
+elif w == 'proxy_html':
+    with open(f'{t}/data/w/f.html', 'w') as f:
+        f.write('<html><body>\n')
+        for i in range(n):
+            f.write(f'<a href="http://backend.invalid/w/page{i}.html">page {i}</a><br>\n')
+        f.write('</body></html>\n')
 # mtimes an hour back: the ETag of a file changed within the second is
 # weak (W/), which would make the sides' answers differ by the clock
 import os, time
@@ -113,6 +125,7 @@ EOF
     inputsed) printf '<Location /w>\nDav On\nSetInputFilter Sed\nInputSed "s/a/b/g"\nLimitRequestBody 0\n</Location>\n' ;;
     longline) printf '<Location /w>\nSetOutputFilter Sed\nOutputSed "s/abcdef/ABCDEF/"\n</Location>\n' ;;
     include) printf '<Directory "%s/data/w">\nOptions +Includes\nAddOutputFilter INCLUDES .shtml\n</Directory>\n' "$T" ;;
+    proxy_html) printf 'ProxyPass /p/ http://127.0.0.1:%s/w/\n<Location /p/>\nProxyHTMLEnable On\nProxyHTMLLinks a href\nProxyHTMLURLMap http://backend\\.invalid/w/ /p/ R\n</Location>\n<Location /w/>\nEnableMMAP Off\n</Location>\n' "$MR_PORT" ;;
     rewrite)
         echo "RewriteEngine On"
         for i in $(seq 0 499); do echo "RewriteCond %{REQUEST_URI} !^/nomatch$i/"; done
@@ -138,6 +151,7 @@ one() {
     rewrite) args=("$U/r/$(head -c $((N * 1024)) /dev/zero | tr '\0' u)") ;;
     autoindex) args=("$U/w/") ;;
     include) args=("$U/w/f.shtml") ;;
+    proxy_html) args=("$U/p/f.html") ;;
     esac
     t=$(curl -s -o "$T/$SIDE.body" -w '%{time_total}' "${args[@]}")
     [ "$W" != inputsed ] || cp "$T/data/w/in.txt" "$T/$SIDE.body"
