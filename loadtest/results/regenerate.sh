@@ -39,7 +39,7 @@ h2-nomod|h2-20261128-100847.*|loadtest/h2/run.sh --build "$build" --out loadtest
 h2-profile|h2-20261125-231012.* (of 61d8858)|loadtest/h2/run.sh --build "$build" --reps 5
 trace|trace-20261128-105300.*, profile/profile-20261128-105300.md|loadtest/trace/scenarios.sh
 mimalloc-bench|mimalloc-bench-20261128-151502.*|loadtest/mt/mimalloc-bench.sh --build "$build" --out loadtest/results "${MIMALLOC_BENCH:?set MIMALLOC_BENCH to a built mimalloc-bench checkout (docs/benchmarks.md)}"
-mimalloc-bench-large|mimalloc-bench-20261128-210429.* (malloc-large's row)|loadtest/mt/mimalloc-bench.sh --tests "malloc-large mstress" --no-security --build "$build" --out loadtest/results "${MIMALLOC_BENCH:?set MIMALLOC_BENCH to a built mimalloc-bench checkout (docs/benchmarks.md)}"
+mimalloc-bench-large|mimalloc-bench-20261129-035945.* (malloc-large's row)|loadtest/mt/mimalloc-bench.sh --tests "malloc-large" --no-security --build "$build" --out loadtest/results "${MIMALLOC_BENCH:?set MIMALLOC_BENCH to a built mimalloc-bench checkout (docs/benchmarks.md)}"
 soak|soak-20261122-152641.*|loadtest/soak/soak.sh "$build"
 modules-include|modules-20261128-214120.*|loadtest/modules/run.sh --workloads include --reps 3 --build "$build"
 modules-include-frees|modules-20261129-003829.* (fsize, flastmod and if frees)|loadtest/modules/run.sh --workloads include --reps 3 --build "$build"
