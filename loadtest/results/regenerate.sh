@@ -7,7 +7,7 @@
 # NAME is one of: reapbench mt giveback wrk-bc wrk-static wrk-peak
 # wrk-peak-event profile h2 h2-equal h2-nomod h2-profile trace mimalloc-bench
 # mimalloc-bench-large
-# soak modules-include modules-proxy-html bc (default: all of
+# soak modules modules-include-frees modules-proxy-html bc (default: all of
 # them, in that order; about 3 hours on 2 cores).  BUILD_DIR is the
 # build directory of ./quickstart [<source>/build], with the reap-backed
 # APR in BUILD_DIR/install/apr.  --list prints each name, the kept files
@@ -39,10 +39,10 @@ h2-nomod|h2-20261128-100847.*|loadtest/h2/run.sh --build "$build" --out loadtest
 h2-profile|h2-20261125-231012.* (of 61d8858)|loadtest/h2/run.sh --build "$build" --reps 5
 trace|trace-20261128-105300.*, profile/profile-20261128-105300.md|loadtest/trace/scenarios.sh
 mimalloc-bench|mimalloc-bench-20261128-151502.*|loadtest/mt/mimalloc-bench.sh --build "$build" --out loadtest/results "${MIMALLOC_BENCH:?set MIMALLOC_BENCH to a built mimalloc-bench checkout (docs/benchmarks.md)}"
-mimalloc-bench-large|mimalloc-bench-20261128-210429.* (malloc-large's row)|loadtest/mt/mimalloc-bench.sh --tests "malloc-large mstress" --no-security --build "$build" --out loadtest/results "${MIMALLOC_BENCH:?set MIMALLOC_BENCH to a built mimalloc-bench checkout (docs/benchmarks.md)}"
+mimalloc-bench-large|mimalloc-bench-20261129-035945.* (malloc-large's row)|loadtest/mt/mimalloc-bench.sh --tests "malloc-large" --no-security --build "$build" --out loadtest/results "${MIMALLOC_BENCH:?set MIMALLOC_BENCH to a built mimalloc-bench checkout (docs/benchmarks.md)}"
 soak|soak-20261122-152641.*|loadtest/soak/soak.sh "$build"
-modules-include|modules-20261128-214120.*|loadtest/modules/run.sh --workloads include --reps 3 --build "$build"
-modules-proxy-html|modules-20261129-012212.*|loadtest/modules/run.sh --workloads proxy_html --reps 3 --build "$build"
+modules|modules-20261129-040947.*|loadtest/modules/run.sh --reps 5 --build "$build"
+modules-proxy-html|modules-20261129-045601.*|loadtest/modules/run.sh --workloads proxy_html --reps 5 --build "$build"
 modules-include-frees|modules-20261129-003829.* (fsize, flastmod and if frees)|loadtest/modules/run.sh --workloads include --reps 3 --build "$build"
 bc|(none: docs/benchmarks.md, "bc")|loadtest/bc-bench.sh "$build/modules/mod_bc/reap-bc"
 EOF
@@ -58,7 +58,7 @@ if [ $# -gt 0 ] && [ -d "$1" ]; then
     build=$(cd "$1" && pwd)
     shift
 fi
-names=${*:-"reapbench mt giveback wrk-bc wrk-static wrk-peak wrk-peak-event profile h2 h2-equal h2-nomod h2-profile trace mimalloc-bench mimalloc-bench-large soak modules-include modules-proxy-html bc"}
+names=${*:-"reapbench mt giveback wrk-bc wrk-static wrk-peak wrk-peak-event profile h2 h2-equal h2-nomod h2-profile trace mimalloc-bench mimalloc-bench-large soak modules modules-include-frees modules-proxy-html bc"}
 
 if [ "$list" = 1 ]; then
     runs | while IFS='|' read -r name files cmd; do

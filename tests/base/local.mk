@@ -7,8 +7,9 @@
 # way httpd loads a module.  tsan.sh rebuilds the stress test with ThreadSanitizer
 # (make check-tsan; make check-sanitizers runs the whole fast tier under
 # TSan, the stress test included).
-check_PROGRAMS += tests/base/preload_probe tests/base/dlopen_probe tests/base/misuse_probe \
-	tests/base/cxx_probe
+PRELOAD_PROBES += tests/base/preload_probe tests/base/dlopen_probe tests/base/misuse_probe \
+	tests/base/cxx_probe tests/base/cxx_plugin.so
+check_PROGRAMS += $(PRELOAD_PROBES)
 tests_base_preload_probe_SOURCES = tests/base/preload_probe.c
 tests_base_preload_probe_LDADD = -ldl
 # preload.sh: C++'s operator new and delete, which libreap-malloc.so replaces;
@@ -16,7 +17,6 @@ tests_base_preload_probe_LDADD = -ldl
 tests_base_cxx_probe_SOURCES = tests/base/cxx_probe.cc
 tests_base_cxx_probe_CXXFLAGS = -std=c++17 -Wall -Wextra -O2 -pthread
 tests_base_cxx_probe_LDADD = -ldl
-check_PROGRAMS += tests/base/cxx_plugin.so
 tests_base_cxx_plugin_so_SOURCES = tests/base/cxx_plugin.cc
 tests_base_cxx_plugin_so_CXXFLAGS = -Wall -Wextra -O2 -fPIC -fvisibility=hidden
 tests_base_cxx_plugin_so_LDFLAGS = -Xcompiler -shared
@@ -27,6 +27,7 @@ tests_base_misuse_probe_SOURCES = tests/base/misuse_probe.c
 
 HOARD_CHECK_SH = tests/base/preload.sh tests/base/dlopen.sh tests/base/misuse.sh
 FAST_TESTS += $(HOARD_CHECK_SH)
+PRELOAD_TESTS += $(HOARD_CHECK_SH)
 EXTRA_DIST += $(HOARD_CHECK_SH) tests/base/tsan.sh tests/base/invariant.h
 
 if HAVE_CMOCKA

@@ -210,9 +210,11 @@ static void test_large_returned(void **state)
 }
 
 /* ... unless the program keeps large objects of its own: then the cache
- * may hold half of what they take, so that a program replacing its large
+ * may hold as much as they take, so that a program replacing its large
  * buffers reuses them instead of faulting new ones in (the 16 MiB block
- * is four times REAP_LARGE_CACHE; eight of 8 MiB stay live). */
+ * is four times REAP_LARGE_CACHE; eight of 8 MiB stay live).  A block of
+ * 48 MiB, more than half the 64 MiB live, is kept too; one of 96 MiB,
+ * more than all of it, goes back. */
 static void test_large_cache_follows_live(void **state)
 {
     (void)state;
@@ -229,6 +231,18 @@ static void test_large_cache_follows_live(void **state)
     assert_ptr_equal(q, p); /* and used again, nothing mapped */
     assert_int_equal(atomic_load(&rp_hd_cnt.maps), maps);
     rp_hoard_free(q);
+    rp_hoard_trim();
+    void *big = rp_hoard_malloc(48u << 20);
+    assert_non_null(big);
+    returned = atomic_load(&rp_hd_cnt.returned);
+    rp_hoard_free(big);
+    assert_int_equal(atomic_load(&rp_hd_cnt.returned), returned); /* kept */
+    rp_hoard_trim();
+    void *huge = rp_hoard_malloc(96u << 20);
+    assert_non_null(huge);
+    returned = atomic_load(&rp_hd_cnt.returned);
+    rp_hoard_free(huge);
+    assert_true(atomic_load(&rp_hd_cnt.returned) >= returned + (96u << 20)); /* back */
     for (size_t i = 0; i < 8; i++)
         rp_hoard_free(live[i]);
     rp_hoard_trim(); /* nothing live: what the cache kept goes back */

@@ -48,9 +48,12 @@ check-sanitizers:
 	$(SHELL) $(top_srcdir)/tests/sanitize/run-all.sh $(top_srcdir)
 .PHONY: check-sanitizers
 
-# What `make check' would build and run here (run-all.sh filters them).
+# What `make check' would build and run here, and the preload tests and
+# programs among them (run-all.sh leaves those out).
 print-tests:
 	@echo $(TESTS)
 print-check-programs:
 	@echo $(check_PROGRAMS)
-.PHONY: print-tests print-check-programs
+print-preload:
+	@echo $(PRELOAD_TESTS) $(PRELOAD_PROBES)
+.PHONY: print-tests print-check-programs print-preload

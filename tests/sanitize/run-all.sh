@@ -14,9 +14,9 @@
 #             under memcheck, then the
 #             libreap unit and integration tests (VALGRIND_TESTS) each run
 #             under `valgrind --error-exitcode=99' through the test harness
-# Tests that cannot apply under a sanitizer are left out by name (EXCLUDE
-# below, with the reason): those that preload libreap-malloc.so into
-# programs not built with the sanitizer runtime.  It prints, per configuration, the
+# Tests that cannot apply under a sanitizer are left out (below): those
+# that preload libreap-malloc.so into programs not built with the
+# sanitizer runtime.  It prints, per configuration, the
 # tests that passed and failed and the time taken, and exits non-zero if
 # any test failed.  An existing build directory is reused (make only
 # rebuilds what changed), unless it was configured from another source
@@ -32,16 +32,17 @@ jobs=${JOBS:-2}
 configs=${SANITIZE_CONFIGS:-asan tsan valgrind}
 
 # The fast tier (`make check`) runs under each tool, the pool code of
-# apr-patch/src/ included (tests/apr/test_apr_pools).  Left out by name
-# (grep -E), with the reason:
-EXCLUDE='^(tests/base/(preload|dlopen|misuse)|tools/reap-trace/record-malloc)\.sh$'
-# preload.sh/dlopen.sh/misuse.sh, record-malloc.sh: LD_PRELOAD libreap-malloc.so into
-#   programs and dlopen of libreap.so from an unsanitized probe (the
-#   sanitizer runtime must come first in the process).
+# apr-patch/src/ included (tests/apr/test_apr_pools), without the tests
+# that LD_PRELOAD libreap-malloc.so into programs or dlopen libreap.so
+# from an unsanitized probe, and the programs built for them: the
+# sanitizer runtime must come first in the process.  Makefile.am names
+# them (PRELOAD_TESTS, PRELOAD_PROBES; `make print-preload`).
 # The apache2 tiers (make check-httpd, check-soak) do not run here: Debian's
 # httpd and the modules apxs builds do not load the sanitizer runtime (it
 # must come first in the process).
-EXCLUDE_PROGRAMS='^tests/base/((preload|dlopen|misuse|cxx)_probe|cxx_plugin\.so)$'
+
+# words LIST: one word a line, no empty lines
+words() { tr ' ' '\n' | grep -v '^$'; }
 
 # Under valgrind: the libreap tests that use only what the program may
 # touch.  test_leaheap and test_region read block headers of freed and
@@ -104,9 +105,10 @@ for cfg in $configs; do
     fi
     make -j"$jobs" >make.log 2>&1 ||
         { echo "== $cfg: build failed: $dir/make.log" | tee -a "$summary"; status=1; continue; }
-    tests=$(make -s print-tests | tr ' ' '\n' | grep -v '^$' | grep -Ev "$EXCLUDE" | tr '\n' ' ')
-    excluded=$(make -s print-tests | tr ' ' '\n' | grep -Ev '^$' | grep -E "$EXCLUDE" | tr '\n' ' ')
-    progs=$(make -s print-check-programs | tr ' ' '\n' | grep -v '^$' | grep -Ev "$EXCLUDE_PROGRAMS" | tr '\n' ' ')
+    make -s print-preload | words >preload.list
+    tests=$(make -s print-tests | words | grep -Fxv -f preload.list | tr '\n' ' ')
+    excluded=$(make -s print-tests | words | grep -Fx -f preload.list | tr '\n' ' ')
+    progs=$(make -s print-check-programs | words | grep -Fxv -f preload.list | tr '\n' ' ')
     make -k -j"$jobs" $progs >>make.log 2>&1 ||
         echo "   some test programs did not build: $dir/make.log" | tee -a "$summary"
     [ -n "$excluded" ] && echo "   not run under $cfg: $excluded" | tee -a "$summary"

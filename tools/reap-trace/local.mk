@@ -35,4 +35,5 @@ check_PROGRAMS += tools/reap-trace/trace_probe
 tools_reap_trace_trace_probe_SOURCES = tools/reap-trace/trace_probe.c
 tools_reap_trace_trace_probe_LDADD = libreap/libreap.la
 FAST_TESTS += tools/reap-trace/record.sh tools/reap-trace/record-malloc.sh
+PRELOAD_TESTS += tools/reap-trace/record-malloc.sh
 EXTRA_DIST += tools/reap-trace/record.sh tools/reap-trace/record-malloc.sh

@@ -217,13 +217,6 @@ int malloc_trim(size_t pad)
  * or NULL for the nothrow forms.  A throwing operator new with no C++
  * runtime behind it cannot throw from C: it reports and aborts.
  */
-#define CXX_NEW(name, params, args, call)                                   \
-    EXPORT void *name params;                                              \
-    void *name params                                                      \
-    {                                                                      \
-        void *p = call;                                                    \
-        return RP_LIKELY(p != NULL) ? p : next_new_##name args;            \
-    }
 
 /* The next definition of the operator symbol sym, or NULL: the one after
  * this library in the global scope, else libstdc++'s, which a C program
@@ -252,35 +245,25 @@ static RP_COLD __attribute__((noreturn)) void no_runtime(const char *sym, size_t
 
 typedef struct nothrow nothrow_t; /* std::nothrow_t, passed by reference */
 
-#define NEXT_PLAIN(name)                                                    \
-    static RP_COLD void *next_new_##name(size_t size)                      \
+/* One replaceable operator new: name, its parameter list, the arguments
+ * that pass them on, the allocation, and whether it is a nothrow form
+ * (with no runtime behind it, those return NULL; the others abort). */
+#define CXX_NEW(name, params, args, call, nothrow)                          \
+    EXPORT void *name params;                                              \
+    static RP_COLD void *next_##name params                                \
     {                                                                      \
-        void *(*f)(size_t) = (void *(*)(size_t))next_operator(#name);      \
-        if (!f)                                                            \
+        __typeof__(&name) f = (__typeof__(&name))next_operator(#name);     \
+        if (!f) {                                                          \
+            if (nothrow)                                                   \
+                return NULL;                                               \
             no_runtime(#name, size);                                       \
-        return f(size);                                                    \
-    }
-#define NEXT_NOTHROW(name)                                                  \
-    static RP_COLD void *next_new_##name(size_t size, const nothrow_t *nt) \
+        }                                                                  \
+        return f args;                                                     \
+    }                                                                      \
+    void *name params                                                      \
     {                                                                      \
-        void *(*f)(size_t, const nothrow_t *) =                            \
-            (void *(*)(size_t, const nothrow_t *))next_operator(#name);    \
-        return f ? f(size, nt) : NULL;                                     \
-    }
-#define NEXT_ALIGNED(name)                                                  \
-    static RP_COLD void *next_new_##name(size_t size, size_t align)        \
-    {                                                                      \
-        void *(*f)(size_t, size_t) = (void *(*)(size_t, size_t))next_operator(#name); \
-        if (!f)                                                            \
-            no_runtime(#name, size);                                       \
-        return f(size, align);                                             \
-    }
-#define NEXT_ALIGNED_NOTHROW(name)                                          \
-    static RP_COLD void *next_new_##name(size_t size, size_t align, const nothrow_t *nt) \
-    {                                                                      \
-        void *(*f)(size_t, size_t, const nothrow_t *) =                    \
-            (void *(*)(size_t, size_t, const nothrow_t *))next_operator(#name); \
-        return f ? f(size, align, nt) : NULL;                              \
+        void *p = call;                                                    \
+        return RP_LIKELY(p != NULL) ? p : next_##name args;                \
     }
 
 /* An alignment std::align_val_t may hold that the allocator cannot meet
@@ -291,26 +274,20 @@ static inline void *new_aligned(size_t size, size_t align)
 }
 
 /* operator new(size_t), new[](size_t), and their nothrow forms */
-NEXT_PLAIN(_Znwm)
-NEXT_PLAIN(_Znam)
-NEXT_NOTHROW(_ZnwmRKSt9nothrow_t)
-NEXT_NOTHROW(_ZnamRKSt9nothrow_t)
-CXX_NEW(_Znwm, (size_t size), (size), do_malloc(size))
-CXX_NEW(_Znam, (size_t size), (size), do_malloc(size))
-CXX_NEW(_ZnwmRKSt9nothrow_t, (size_t size, const nothrow_t *nt), (size, nt), do_malloc(size))
-CXX_NEW(_ZnamRKSt9nothrow_t, (size_t size, const nothrow_t *nt), (size, nt), do_malloc(size))
+CXX_NEW(_Znwm, (size_t size), (size), do_malloc(size), 0)
+CXX_NEW(_Znam, (size_t size), (size), do_malloc(size), 0)
+CXX_NEW(_ZnwmRKSt9nothrow_t, (size_t size, const nothrow_t *nt), (size, nt), do_malloc(size), 1)
+CXX_NEW(_ZnamRKSt9nothrow_t, (size_t size, const nothrow_t *nt), (size, nt), do_malloc(size), 1)
 
 /* C++17's over-aligned forms: operator new(size_t, std::align_val_t) */
-NEXT_ALIGNED(_ZnwmSt11align_val_t)
-NEXT_ALIGNED(_ZnamSt11align_val_t)
-NEXT_ALIGNED_NOTHROW(_ZnwmSt11align_val_tRKSt9nothrow_t)
-NEXT_ALIGNED_NOTHROW(_ZnamSt11align_val_tRKSt9nothrow_t)
-CXX_NEW(_ZnwmSt11align_val_t, (size_t size, size_t align), (size, align), new_aligned(size, align))
-CXX_NEW(_ZnamSt11align_val_t, (size_t size, size_t align), (size, align), new_aligned(size, align))
+CXX_NEW(_ZnwmSt11align_val_t, (size_t size, size_t align), (size, align),
+        new_aligned(size, align), 0)
+CXX_NEW(_ZnamSt11align_val_t, (size_t size, size_t align), (size, align),
+        new_aligned(size, align), 0)
 CXX_NEW(_ZnwmSt11align_val_tRKSt9nothrow_t, (size_t size, size_t align, const nothrow_t *nt),
-        (size, align, nt), new_aligned(size, align))
+        (size, align, nt), new_aligned(size, align), 1)
 CXX_NEW(_ZnamSt11align_val_tRKSt9nothrow_t, (size_t size, size_t align, const nothrow_t *nt),
-        (size, align, nt), new_aligned(size, align))
+        (size, align, nt), new_aligned(size, align), 1)
 
 /* Every operator delete frees: the size and alignment the sized and
  * aligned forms pass are what the allocator finds from the address. */
