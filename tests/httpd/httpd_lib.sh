@@ -147,7 +147,7 @@ ReapStatus On
 EOF
 }
 
-# The four reap-aware modules (httpd-patch/), built into
+# The reap-aware modules (httpd-patch/), built into
 # <build>/httpd-modules/lib (make httpd-modules).
 MR_REAP_AWARE="dav_fs sed rewrite autoindex include proxy_html"
 

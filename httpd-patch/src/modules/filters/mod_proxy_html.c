@@ -261,9 +261,9 @@ static void consume_buffer(saxctxt *ctx, const char *buf, apr_size_t bytes, int 
     if (ctx->held_len > 0) { /* finish the held tag with this chunk's start */
         const char *gt = memchr(buf, '>', bytes);
         apr_size_t head = gt ? (apr_size_t)(gt - buf) + 1 : bytes;
-        if (!gt && !terminate && hold(ctx, buf, bytes))
-            return;
         if (hold(ctx, buf, head)) {
+            if (!gt && !terminate)
+                return; /* still unfinished: all of it waits */
             buf += head;
             bytes -= head;
         }
