@@ -339,6 +339,18 @@ int rp_charge_chain(reap_t *acct, size_t n);
 void rp_uncharge_chain(reap_t *acct, size_t n);
 /* The descriptors' tables (region.h), set up once, before the first reap. */
 void rp_region_once(void);
+/* rp_options_init() and rp_region_once(), done: what a reap needs before
+ * its first chunk.  The check is one load on the path of every
+ * reap_create; pthread_once's call stays off it. */
+extern _Atomic bool rp_ready;
+static inline void rp_reap_once(void)
+{
+    if (RP_UNLIKELY(!atomic_load_explicit(&rp_ready, memory_order_acquire))) {
+        rp_options_init();
+        rp_region_once();
+        atomic_store_explicit(&rp_ready, true, memory_order_release);
+    }
+}
 
 /* Lays out r's first chunk (size bytes at b, r in it) and puts the
  * frontier at its arena. */
@@ -360,19 +372,10 @@ static inline size_t rp_solo_usable(const rp_chunk_t *c) { return (size_t)(rp_ch
  * all of whose blocks are freed; the caller takes their bytes out of
  * free_bytes. */
 void rp_region_release(reap_t *r, rp_chunk_t *c);
-/* Bytes a chunk of size bytes spends on a descriptor at its start (0 when
- * it keeps it in its superblock's first slot). */
-size_t rp_chunk_head(size_t size);
-/* Where what follows its descriptor starts in the chunk of size bytes at
- * b: b, or past a descriptor kept at its start. */
-char *rp_chunk_body(char *b, size_t size);
 /* A chunk of size bytes (a power of two, 1 KiB or more) from src (NULL:
  * the base allocator), and back; *flags says where it came from. */
 void *rp_chunk_get(const reap_chunk_source_t *src, size_t size, uint32_t *flags);
 void rp_chunk_put(const reap_chunk_source_t *src, rp_chunk_t *c);
-/* Nothing allocated since creation or the last reset: a reset would change
- * nothing. */
-bool rp_region_untouched(const reap_t *r);
 
 /* Clears the freed bits of [b, e) of c: live again, or the frontier's. */
 void rp_freed_clear_range(const rp_chunk_t *c, char *b, char *e);

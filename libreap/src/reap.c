@@ -20,6 +20,7 @@
 
 #include "base/base.h"
 #include "internal.h"
+#include "region.h"
 #include "util/misuse.h"
 #include "util/trace.h"
 
@@ -56,8 +57,7 @@ static size_t first_chunk_size(size_t user)
 reap_t *reap_create_from(reap_t *parent, const reap_options_t *opts,
                          const reap_chunk_source_t *chunks)
 {
-    rp_options_init();
-    rp_region_once();
+    rp_reap_once();
     size_t user = opts ? opts->user_size : 0;
     if (user > REAP_USER_MAX)
         return NULL;

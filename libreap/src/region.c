@@ -63,6 +63,8 @@ static void desc_init(void)
     }
 }
 
+_Atomic bool rp_ready;
+
 void rp_region_once(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -77,12 +79,6 @@ rp_chunk_t *rp_chunk_block_slow(const void *p, uintptr_t *start)
     return b;
 }
 
-size_t rp_chunk_head(size_t size)
-{
-    unsigned s = (unsigned)__builtin_ctzl(size);
-    return s < rp_desc_min_shift ? rp_desc_bytes[s] : 0;
-}
-
 /* Where a chunk of size bytes at b has its descriptor, and where what
  * follows the descriptor starts (b itself when it is elsewhere). */
 static rp_chunk_t *layout(char *b, size_t size, char **body)
@@ -91,7 +87,6 @@ static rp_chunk_t *layout(char *b, size_t size, char **body)
     return rp_desc((uintptr_t)b, (unsigned)__builtin_ctzl(size));
 }
 
-char *rp_chunk_body(char *b, size_t size) { return b + rp_chunk_head(size); }
 
 /* ---- accounting ----------------------------------------------------------------
  * Each reap counts the bytes it holds.  A reap with a limit also counts its
@@ -271,12 +266,6 @@ void rp_region_init(reap_t *r, char *b, size_t size, uint32_t flags)
     first->older = first->newer = NULL;
     r->first = first;
     set_frontier(r, first);
-}
-
-bool rp_region_untouched(const reap_t *r)
-{
-    return r->bump == r->first->arena && r->chunk == r->first && r->first->older == NULL &&
-           r->free_bytes == 0;
 }
 
 /* ---- taking and giving memory ----------------------------------------------------- */

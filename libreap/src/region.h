@@ -18,6 +18,26 @@ extern intptr_t rp_desc_off[64];
 extern uint32_t rp_desc_colours[64];
 extern uint32_t rp_desc_bytes[64];
 
+/* Bytes a chunk of size bytes spends on a descriptor at its start (0 when
+ * it keeps it in its superblock's first slot). */
+static inline size_t rp_chunk_head(size_t size)
+{
+    unsigned s = (unsigned)__builtin_ctzl(size);
+    return s < rp_desc_min_shift ? rp_desc_bytes[s] : 0;
+}
+
+/* Where what follows its descriptor starts in the chunk of size bytes at
+ * b: b, or past a descriptor kept at its start. */
+static inline char *rp_chunk_body(char *b, size_t size) { return b + rp_chunk_head(size); }
+
+/* Nothing allocated since creation or the last reset: a reset would change
+ * nothing. */
+static inline bool rp_region_untouched(const reap_t *r)
+{
+    return r->bump == r->first->arena && r->chunk == r->first && r->first->older == NULL &&
+           r->free_bytes == 0;
+}
+
 /* The descriptor of the chunk of 2^s bytes at b. */
 static inline rp_chunk_t *rp_desc(uintptr_t b, unsigned s)
 {
