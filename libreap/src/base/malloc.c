@@ -246,8 +246,11 @@ static RP_COLD __attribute__((noreturn)) void no_runtime(const char *sym, size_t
 typedef struct nothrow nothrow_t; /* std::nothrow_t, passed by reference */
 
 /* One replaceable operator new: name, its parameter list, the arguments
- * that pass them on, the allocation, and whether it is a nothrow form
- * (with no runtime behind it, those return NULL; the others abort). */
+ * that pass them on (the size first), the allocation, and whether it is a
+ * nothrow form (with no runtime behind it, those return NULL; the others
+ * abort, naming the size). */
+#define CXX_FIRST(...) CXX_FIRST_(__VA_ARGS__, 0)
+#define CXX_FIRST_(first, ...) first
 #define CXX_NEW(name, params, args, call, nothrow)                          \
     EXPORT void *name params;                                              \
     static RP_COLD void *next_##name params                                \
@@ -256,7 +259,7 @@ typedef struct nothrow nothrow_t; /* std::nothrow_t, passed by reference */
         if (!f) {                                                          \
             if (nothrow)                                                   \
                 return NULL;                                               \
-            no_runtime(#name, size);                                       \
+            no_runtime(#name, CXX_FIRST args);                             \
         }                                                                  \
         return f args;                                                     \
     }                                                                      \
