@@ -246,7 +246,7 @@ static inline void free_block(reap_t *r, rp_heap_t *h, rp_pair_t *w, uint64_t bi
     r->live_bytes -= size;
     r->free_bytes += size;
     r->frees++;
-    if (RP_LIKELY(h != NULL) && size >= RP_LIST_MIN)
+    if (RP_LIKELY(h != NULL))
         rp_heap_file(r, h, p, size);
 }
 

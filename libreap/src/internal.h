@@ -57,9 +57,9 @@
  *     bit is 0 but the block's start bit (and the sentinel).
  *   - free_bytes is the sum of the sizes of the freed blocks (their start
  *     and freed bits both set) of every chunk.
- *   - A listed block is freed; a freed block may be on no list (smaller
- *     than RP_LIST_MIN, or freed while a limit left the reap no lists, or
- *     dropped from a list a realloc made stale).  While the heap is not
+ *   - A listed block is freed; a freed block may be on no list (freed
+ *     while a limit left the reap no lists, or dropped from a list a
+ *     realloc made stale).  While the heap is not
  *     stale, every listed block is exactly as a free, a split or a sweep
  *     filed it: its start and freed bits set and its size its list's.
  *   - The frontier's chunk serves first, by the inline bump (reap.h)
@@ -198,7 +198,11 @@ static inline char *rp_next_start(const rp_chunk_t *c, const char *p)
  * open-ended.  map: bit i set iff list[i] holds a block. */
 #define RP_NEXACT 128
 #define RP_NLISTS (RP_NEXACT + 8 * 7)
-#define RP_LIST_MIN 16u /* smaller freed blocks wait for a sweep to join them */
+/* A split's rest smaller than this goes with the block it was cut from:
+ * an 8-byte fragment of an 8-byte-grain reap would serve few requests.
+ * A block freed, swept or retired is filed whatever its size (a link
+ * fits in 8 bytes). */
+#define RP_REST_MIN 16u
 
 typedef struct rp_heap {
     uint64_t map[(RP_NLISTS + 63) / 64];
@@ -418,7 +422,7 @@ static inline unsigned rp_list_of(size_t size)
     return i < RP_NLISTS ? i : RP_NLISTS - 1;
 }
 
-/* Puts b, a freed block of size bytes (RP_LIST_MIN or more), first on its
+/* Puts b, a freed block of size bytes (a grain or more), first on its
  * list of h, r's heap, writing the one link a freed block holds; the
  * inline bump stops while a list holds a block. */
 static inline void rp_heap_file(reap_t *r, rp_heap_t *h, char *b, size_t size)

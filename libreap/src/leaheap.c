@@ -77,14 +77,14 @@ static RP_ALWAYS_INLINE void freed_clear(const rp_chunk_t *c, rp_pair_t *w, char
 }
 
 /* Hands out bsize bytes of the freed block b (size bytes, unlinked) of c,
- * whose pair is w; a rest of RP_LIST_MIN bytes or more is a freed block
+ * whose pair is w; a rest of RP_REST_MIN bytes or more is a freed block
  * again, filed when there are lists, and a smaller one goes with the
  * block. */
 static RP_ALWAYS_INLINE char *hand_out(reap_t *r, rp_chunk_t *c, rp_pair_t *w, char *b, size_t size,
                              size_t bsize)
 {
     size_t rest = size - bsize;
-    if (rest >= RP_LIST_MIN) {
+    if (rest >= RP_REST_MIN) {
         char *tail = b + bsize;
         if (c == r->chunk && tail >= r->settled)
             rp_settle(r); /* the start bit at tail is no bumped block */
@@ -300,7 +300,7 @@ static bool sweep_chunk(reap_t *r, rp_chunk_t *c)
             rp_region_release(r, c);
             return false;
         }
-        if (size >= RP_LIST_MIN && r->heap)
+        if (r->heap)
             rp_heap_file(r, r->heap, b, size);
         b = next_freed(c, e);
     }

@@ -172,7 +172,7 @@ static void a_larger_block_is_cut_and_its_rest_serves(void **state)
     reap_destroy(r);
 }
 
-/* A rest smaller than RP_LIST_MIN goes with the block. */
+/* A rest smaller than RP_REST_MIN goes with the block. */
 static void a_small_rest_goes_with_the_block(void **state)
 {
     (void)state;
@@ -186,6 +186,25 @@ static void a_small_rest_goes_with_the_block(void **state)
     char *b = reap_malloc(r, 40); /* 48 - 40 = 8: too small to file */
     assert_ptr_equal(b, a);
     assert_int_equal(usable(b), 48);
+    assert_int_equal(r->free_bytes, 0);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+/* In an 8-byte-grain reap (an APR pool's), an 8-byte block freed is
+ * filed and serves the next 8-byte request once the frontier is full;
+ * before, it waited for a sweep to join it to a neighbour. */
+static void an_eight_byte_block_is_used_again(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    assert_int_equal(reap_set_alignment(r, 8), 0);
+    char *a = reap_malloc(r, 8);
+    reap_malloc(r, 24); /* a neighbour that stays */
+    reap_free(r, a);
+    assert_int_equal(r->free_bytes, 8);
+    fill_frontier(r);
+    assert_ptr_equal(reap_malloc(r, 8), a);
     assert_int_equal(r->free_bytes, 0);
     rp_heap_check(r);
     reap_destroy(r);
@@ -389,6 +408,7 @@ int main(void)
         cmocka_unit_test(ranged_lists_give_the_best_fit),
         cmocka_unit_test(a_larger_block_is_cut_and_its_rest_serves),
         cmocka_unit_test(a_small_rest_goes_with_the_block),
+        cmocka_unit_test(an_eight_byte_block_is_used_again),
         cmocka_unit_test(the_frontier_comes_before_the_lists),
         cmocka_unit_test(a_full_chunk_sweeps_before_growing),
         cmocka_unit_test(everything_freed_is_used_again_in_every_order),
