@@ -16,8 +16,11 @@
 # replaces: in a fresh checkout, the committed figures; loadtest/compare.py).
 #
 # BASE=DIR (a build directory of another commit, e.g. the previous main's)
-# adds that build's reapbench to every round, right after this build's
-# glibc process and under glibc too, and ends with each reap and APR row
+# adds that build's reapbench to every round beside this build's glibc
+# process and under glibc too, after it in odd rounds and before it in even
+# ones: the order alone moves every row, the rows without libreap too, so
+# the sides take turns at it (an even ROUNDS gives each side as many
+# firsts).  It ends with each reap and APR row
 # of this build over the same row of BASE: medians of the rounds, and in
 # brackets the least and most of the rounds' own ratios (each round's pair
 # ran one after the other).  Below 1, this build is faster.  Written to
@@ -50,20 +53,27 @@ if [ -n "$base" ] && [ ! -x "$base/loadtest/reapbench" ]; then
     exit 1
 fi
 rm -f "$out"/reapbench-round-*.csv "$out"/reapbench-base-round-*.csv
+# base_run <round> [reapbench options]: BASE's process of that round.
+base_run() {
+    local r=$1
+    shift
+    echo "round $r/$rounds: glibc, BASE's build" >&2
+    "$base/loadtest/reapbench" --label glibc --reps 3 \
+        --csv "$out/reapbench-base-round-$r.csv" "$@" >/dev/null
+}
 for ((r = 1; r <= rounds; r++)); do
     for a in "${order[@]}"; do
         if [ -n "${preload[$a]}" ] && [ ! -e "${preload[$a]}" ]; then
             echo "reapbench.sh: $a not installed (${preload[$a]}), skipped" >&2
             continue
         fi
+        pair=no
+        [ -n "$base" ] && [ "$a" = glibc ] && pair=yes
+        if [ $pair = yes ] && ((r % 2 == 0)); then base_run "$r" "$@"; fi
         echo "round $r/$rounds: $a" >&2
         LD_PRELOAD=${preload[$a]} "$bench" --label "$a" --reps 3 \
             --csv "$out/reapbench-round-$r-$a.csv" "$@" >/dev/null
-        if [ -n "$base" ] && [ "$a" = glibc ]; then
-            echo "round $r/$rounds: glibc, BASE's build" >&2
-            "$base/loadtest/reapbench" --label glibc --reps 3 \
-                --csv "$out/reapbench-base-round-$r.csv" "$@" >/dev/null
-        fi
+        if [ $pair = yes ] && ((r % 2 == 1)); then base_run "$r" "$@"; fi
     done
 done
 prev=$(mktemp)

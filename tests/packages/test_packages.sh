@@ -12,7 +12,11 @@
 #      /usr/lib/apache2/modules/reap/, a PROPFIND, a PUT through InputSed, a
 #      listing and a rewrite answer, and the requests freed; switched back
 #      with one command: the children map Debian's again, which give the
-#      same answers; apache2 is unmodified (dpkg --verify apache2);
+#      same answers; then Debian's proxy_html (with proxy, proxy_http and
+#      xml2enc, those of them it enabled disabled after) and ours by the
+#      README's switch for it: a page of links proxied from the same
+#      server, its links mapped as the ProxyHTMLURLMaps say, the same page
+#      from both; apache2 is unmodified (dpkg --verify apache2);
 #   3. a module built with plain `apxs -c -i` from a source that includes
 #      mod_reap.h (the project's test module) loads, and its ap_pfree calls
 #      free: a loop that allocates and frees 16 MB peaks under 1 MiB; and a
@@ -289,6 +293,76 @@ answers debian
 for w in propfind put list rewrite ssi; do
     check "Debian's $w answer is ours" cmp -s "$tmp/debian.$w" "$tmp/ours.$w"
 done
+
+# The sixth, reap_proxy_html, with the README's switch for it.  Debian's
+# proxy_html needs proxy and xml2enc (its .load's Depends: a2enmod enables
+# them with it) and, to proxy over HTTP, proxy_http.  The page is proxied
+# from the same server; its links name the backend, and two maps rewrite
+# them (a prefix and a regex); links to elsewhere stay as they are.  The
+# modules this part enabled are disabled after it; those enabled before
+# stay (when it stops early, restore_machine puts back all of /etc/apache2).
+PROXY_MODS="proxy proxy_http xml2enc proxy_html"
+HTML_LINKS=400 HTML_IMGS=100 HTML_OTHERS=50
+mods_before=$(ls /etc/apache2/mods-enabled)
+enabled_here=
+for m in $PROXY_MODS; do
+    [ -e "/etc/apache2/mods-enabled/$m.load" ] || enabled_here="$m${enabled_here:+ $enabled_here}"
+done
+mkdir -p "$data/html"
+{
+    echo '<html><head><title>links</title></head><body>'
+    for i in $(seq 1 $HTML_LINKS); do
+        echo "<p><a href=\"http://backend.invalid/html/page-$i.html\">page $i</a></p>"
+    done
+    for i in $(seq 1 $HTML_IMGS); do echo "<img src=\"/img/pic-$i.png\" alt=\"$i\">"; done
+    for i in $(seq 1 $HTML_OTHERS); do echo "<a href=\"http://elsewhere.invalid/$i\">$i</a>"; done
+    echo '</body></html>'
+} >"$data/html/links.html"
+touch -d '1 hour ago' "$data/html" "$data/html/links.html"
+chown -R www-data:www-data "$data/html"
+cat >/etc/apache2/conf-enabled/zz-reap-proxy-html-test.conf <<CONF
+<IfModule proxy_html_module>
+<Location /reap-proxy/>
+    Require local
+    ProxyPass http://127.0.0.1/reap-mods/html/
+    ProxyHTMLEnable On
+    ProxyHTMLURLMap http://backend.invalid/html/ /reap-proxy/
+    ProxyHTMLURLMap ^/img/(pic-[0-9]+)\\.png\$ /reap-proxy/img/\$1.png R
+</Location>
+</IfModule>
+CONF
+proxied() { curl -s http://127.0.0.1/reap-proxy/links.html >"$tmp/$1.proxy_html"; }
+# occurs <n> <file> <regex>: <regex> occurs <n> times in <file>.
+occurs() { test "$(grep -o -- "$3" "$2" | wc -l)" = "$1"; }
+check "a2enmod proxy_html proxy_http (not enabled before: ${enabled_here:-none})" \
+    quiet a2enmod -q proxy_html proxy_http
+check "apache2 restarts with Debian's proxy_html" restart
+check "its children map Debian's mod_proxy_html.so" child_maps "$MODDIR/mod_proxy_html.so"
+proxied debian
+check "switch: a2dismod proxy_html && a2enmod reap_proxy_html" \
+    quiet sh -c "a2dismod -q proxy_html && a2enmod -q reap_proxy_html"
+check "apache2 restarts with reap_proxy_html" restart
+check "its children map our mod_proxy_html.so" child_maps "$MODDIR/reap/mod_proxy_html.so"
+proxied ours
+page=$tmp/ours.proxy_html
+check "the proxied page's $HTML_LINKS links are mapped to /reap-proxy/" \
+    occurs $HTML_LINKS "$page" 'href="/reap-proxy/page-[0-9]*\.html"'
+check "its $HTML_IMGS images are mapped by the regex" \
+    occurs $HTML_IMGS "$page" 'src="/reap-proxy/img/pic-[0-9]*\.png"'
+check "its $HTML_OTHERS links elsewhere are left as they were" \
+    occurs $HTML_OTHERS "$page" 'href="http://elsewhere\.invalid/[0-9]*"'
+check "none names the backend any more" occurs 0 "$page" 'backend\.invalid'
+check "Debian's proxied page is ours" cmp -s "$tmp/debian.proxy_html" "$tmp/ours.proxy_html"
+check "back: a2dismod reap_proxy_html && a2enmod proxy_html" \
+    quiet sh -c "a2dismod -q reap_proxy_html && a2enmod -q proxy_html"
+rm -f /etc/apache2/conf-enabled/zz-reap-proxy-html-test.conf
+# dependents first (the list is backwards): a2dismod refuses a module
+# others depend on
+[ -z "$enabled_here" ] ||
+    check "a2dismod what this part enabled: $enabled_here" quiet a2dismod -q $enabled_here
+check "mods-enabled is as before the proxy_html part" \
+    test "$(ls /etc/apache2/mods-enabled)" = "$mods_before"
+check "apache2 restarts as it was before the proxy_html part" restart
 rm -f /etc/apache2/conf-enabled/zz-reap-modules-test.conf
 check "nothing of apache2 was changed (dpkg --verify apache2 apache2-bin)" \
     eval 'test -z "$(dpkg --verify apache2 apache2-bin)"'
