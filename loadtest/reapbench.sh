@@ -25,7 +25,7 @@
 # brackets the least and most of the rounds' own ratios (each round's pair
 # ran one after the other).  Below 1, this build is faster.  Written to
 # loadtest/results/reapbench-base.csv (loadtest/compare.py --base).
-# ROUNDS=N sets the rounds [3].
+# ROUNDS=N sets the rounds [3; with BASE, 4, and an odd N one more].
 
 # SPDX-License-Identifier: Apache-2.0
 # Copyright 2026 The reap project authors (see NOTICE).
@@ -44,10 +44,12 @@ declare -A preload=(
     [mimalloc]=$lib/libmimalloc.so.2
 )
 order=(glibc jemalloc tcmalloc mimalloc)
+base=${BASE:-}
 rounds=${ROUNDS:-3}
+# with BASE, as many rounds with each side first
+[ -n "$base" ] && rounds=$(( ${ROUNDS:-4} + ${ROUNDS:-4} % 2 ))
 out=$top/loadtest/results
 mkdir -p "$out"
-base=${BASE:-}
 if [ -n "$base" ] && [ ! -x "$base/loadtest/reapbench" ]; then
     echo "reapbench.sh: BASE=$base has no loadtest/reapbench (build it there)" >&2
     exit 1
