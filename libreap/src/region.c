@@ -87,7 +87,6 @@ static rp_chunk_t *layout(char *b, size_t size, char **body)
     return rp_desc((uintptr_t)b, (unsigned)__builtin_ctzl(size));
 }
 
-
 /* ---- accounting ----------------------------------------------------------------
  * Each reap counts the bytes it holds.  A reap with a limit also counts its
  * whole subtree (tree_footprint), and every reap knows its nearest such
