@@ -196,6 +196,9 @@ check "mod_bc with the math library: pi to 50 places as GNU bc -l" \
 
 MODS="dav_fs sed rewrite autoindex include"
 REAP_MODS="reap_dav_fs reap_sed reap_rewrite reap_autoindex reap_include"
+# what is enabled before this section: the switch back to Debian's enables
+# all of MODS (and dav), which are disabled again at its end if they were off
+mods_before_2b=$(ls /etc/apache2/mods-enabled)
 # child_maps <file>: a child of the running apache2 maps <file>.
 child_maps() {
     local pid
@@ -362,8 +365,14 @@ rm -f /etc/apache2/conf-enabled/zz-reap-proxy-html-test.conf
     check "a2dismod what this part enabled: $enabled_here" quiet a2dismod -q $enabled_here
 check "mods-enabled is as before the proxy_html part" \
     test "$(ls /etc/apache2/mods-enabled)" = "$mods_before"
-check "apache2 restarts as it was before the proxy_html part" restart
+added=$(comm -13 <(echo "$mods_before_2b" | sed -n 's/\.load$//p') \
+    <(ls /etc/apache2/mods-enabled | sed -n 's/\.load$//p') | tr '\n' ' ')
+[ -z "${added// /}" ] ||
+    check "a2dismod what the switch back enabled: $added" quiet a2dismod -q -f $added
+check "mods-enabled is as before this section" \
+    test "$(ls /etc/apache2/mods-enabled)" = "$mods_before_2b"
 rm -f /etc/apache2/conf-enabled/zz-reap-modules-test.conf
+check "apache2 restarts as it was before this section" restart
 check "nothing of apache2 was changed (dpkg --verify apache2 apache2-bin)" \
     eval 'test -z "$(dpkg --verify apache2 apache2-bin)"'
 
