@@ -484,8 +484,7 @@ void *rp_base_alloc(size_t size)
 
 void rp_base_free(void *p, size_t size)
 {
-    if (RP_ANNOTATE) /* rp_base_usable is a call the annotation alone needs */
-        rp_ann_noaccess(p, rp_base_usable(size));
+    rp_ann_noaccess(p, rp_base_usable(size));
     rp_ann_quiet_begin();
     rp_hoard_free(p); /* the header knows the size */
     rp_ann_quiet_end();

@@ -216,22 +216,25 @@ static inline size_t rp_ann_accessible(const void *p, size_t span)
     return bad ? (size_t)(bad - (const char *)p) : span;
 }
 
-#else /* normal build: nothing, the arguments only evaluated */
+#else
+/* A normal build: nothing.  sizeof names the arguments (no unused
+ * warnings) without evaluating them, so a size computed only for an
+ * annotation costs nothing. */
 
-#define rp_ann_noaccess(p, n) ((void)(p), (void)(n))
-#define rp_ann_undefined(p, n) ((void)(p), (void)(n))
-#define rp_ann_fresh(p, n) ((void)(p), (void)(n))
-#define rp_ann_metadata(p, n) ((void)(p), (void)(n))
+#define rp_ann_noaccess(p, n) ((void)sizeof(p), (void)sizeof(n))
+#define rp_ann_undefined(p, n) ((void)sizeof(p), (void)sizeof(n))
+#define rp_ann_fresh(p, n) ((void)sizeof(p), (void)sizeof(n))
+#define rp_ann_metadata(p, n) ((void)sizeof(p), (void)sizeof(n))
 #define rp_ann_quiet_begin() ((void)0)
 #define rp_ann_quiet_end() ((void)0)
-#define rp_ann_pool_create(reap) ((void)(reap))
-#define rp_ann_pool_destroy(reap) ((void)(reap))
-#define rp_ann_object(reap, p, n) ((void)(reap), (void)(p), (void)(n))
-#define rp_ann_object_free(reap, p, span) ((void)(reap), (void)(p), (void)(span))
+#define rp_ann_pool_create(reap) ((void)sizeof(reap))
+#define rp_ann_pool_destroy(reap) ((void)sizeof(reap))
+#define rp_ann_object(reap, p, n) ((void)sizeof(reap), (void)sizeof(p), (void)sizeof(n))
+#define rp_ann_object_free(reap, p, span) ((void)sizeof(reap), (void)sizeof(p), (void)sizeof(span))
 #define rp_ann_object_resize(reap, p, old, span, n) \
-    ((void)(reap), (void)(p), (void)(old), (void)(span), (void)(n))
-#define rp_ann_accessible(p, span) ((void)(p), (span))
-#define rp_ann_open(p, open, span) ((void)(p), (void)(open), (void)(span))
+    ((void)sizeof(reap), (void)sizeof(p), (void)sizeof(old), (void)sizeof(span), (void)sizeof(n))
+#define rp_ann_accessible(p, span) ((void)sizeof(p), (span))
+#define rp_ann_open(p, open, span) ((void)sizeof(p), (void)sizeof(open), (void)sizeof(span))
 
 #endif /* RP_ANNOTATE */
 
