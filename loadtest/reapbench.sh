@@ -45,9 +45,12 @@ declare -A preload=(
 )
 order=(glibc jemalloc tcmalloc mimalloc)
 base=${BASE:-}
-rounds=${ROUNDS:-3}
-# with BASE, as many rounds with each side first
-[ -n "$base" ] && rounds=$(( ${ROUNDS:-4} + ${ROUNDS:-4} % 2 ))
+if [ -n "$base" ]; then # as many rounds with each side first
+    rounds=${ROUNDS:-4}
+    rounds=$((rounds + rounds % 2))
+else
+    rounds=${ROUNDS:-3}
+fi
 out=$top/loadtest/results
 mkdir -p "$out"
 if [ -n "$base" ] && [ ! -x "$base/loadtest/reapbench" ]; then

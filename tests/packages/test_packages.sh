@@ -197,7 +197,8 @@ check "mod_bc with the math library: pi to 50 places as GNU bc -l" \
 MODS="dav_fs sed rewrite autoindex include"
 REAP_MODS="reap_dav_fs reap_sed reap_rewrite reap_autoindex reap_include"
 # what is enabled before this section: the switch back to Debian's enables
-# all of MODS (and dav), which are disabled again at its end if they were off
+# all of MODS (and dav), the proxy_html part proxy and its kin; those that
+# were off are disabled again at its end
 mods_before_2b=$(ls /etc/apache2/mods-enabled)
 # child_maps <file>: a child of the running apache2 maps <file>.
 child_maps() {
@@ -302,15 +303,9 @@ done
 # them with it) and, to proxy over HTTP, proxy_http.  The page is proxied
 # from the same server; its links name the backend, and two maps rewrite
 # them (a prefix and a regex); links to elsewhere stay as they are.  The
-# modules this part enabled are disabled after it; those enabled before
-# stay (when it stops early, restore_machine puts back all of /etc/apache2).
-PROXY_MODS="proxy proxy_http xml2enc proxy_html"
+# modules it enables are disabled at the section's end with the others
+# (when it stops early, restore_machine puts back all of /etc/apache2).
 HTML_LINKS=400 HTML_IMGS=100 HTML_OTHERS=50
-mods_before=$(ls /etc/apache2/mods-enabled)
-enabled_here=
-for m in $PROXY_MODS; do
-    [ -e "/etc/apache2/mods-enabled/$m.load" ] || enabled_here="$m${enabled_here:+ $enabled_here}"
-done
 mkdir -p "$data/html"
 {
     echo '<html><head><title>links</title></head><body>'
@@ -337,7 +332,7 @@ CONF
 proxied() { curl -s http://127.0.0.1/reap-proxy/links.html >"$tmp/$1.proxy_html"; }
 # occurs <n> <file> <regex>: <regex> occurs <n> times in <file>.
 occurs() { test "$(grep -o -- "$3" "$2" | wc -l)" = "$1"; }
-check "a2enmod proxy_html proxy_http (not enabled before: ${enabled_here:-none})" \
+check "a2enmod proxy_html proxy_http" \
     quiet a2enmod -q proxy_html proxy_http
 check "apache2 restarts with Debian's proxy_html" restart
 check "its children map Debian's mod_proxy_html.so" child_maps "$MODDIR/mod_proxy_html.so"
@@ -359,16 +354,11 @@ check "Debian's proxied page is ours" cmp -s "$tmp/debian.proxy_html" "$tmp/ours
 check "back: a2dismod reap_proxy_html && a2enmod proxy_html" \
     quiet sh -c "a2dismod -q reap_proxy_html && a2enmod -q proxy_html"
 rm -f /etc/apache2/conf-enabled/zz-reap-proxy-html-test.conf
-# dependents first (the list is backwards): a2dismod refuses a module
-# others depend on
-[ -z "$enabled_here" ] ||
-    check "a2dismod what this part enabled: $enabled_here" quiet a2dismod -q $enabled_here
-check "mods-enabled is as before the proxy_html part" \
-    test "$(ls /etc/apache2/mods-enabled)" = "$mods_before"
+# what the section enabled that was off, disabled (-f: dependents too)
 added=$(comm -13 <(echo "$mods_before_2b" | sed -n 's/\.load$//p') \
     <(ls /etc/apache2/mods-enabled | sed -n 's/\.load$//p') | tr '\n' ' ')
 [ -z "${added// /}" ] ||
-    check "a2dismod what the switch back enabled: $added" quiet a2dismod -q -f $added
+    check "a2dismod what this section enabled: $added" quiet a2dismod -q -f $added
 check "mods-enabled is as before this section" \
     test "$(ls /etc/apache2/mods-enabled)" = "$mods_before_2b"
 rm -f /etc/apache2/conf-enabled/zz-reap-modules-test.conf

@@ -188,9 +188,9 @@ static const char *const DEFAULT_DOCTYPE = "";
  * buffer started empty took 8 bytes and then grew, and once the links
  * outgrew 16 bytes, the 24-byte growth landed right after those 8 at
  * the reap's frontier, in place, on every link (20,000 links left
- * 410 KB: the growth cannot be freed, and the 8-byte first blocks, freed,
- * serve only 8-byte requests).  On stock APR they start empty, as Debian's do.  Larger
- * varbufs are in allocator nodes, which ap_varbuf_grow and
+ * 410 KB: the growth cannot be freed, and the 8-byte first blocks,
+ * freed, serve only 8-byte requests).  On stock APR they start empty, as
+ * Debian's do.  Larger varbufs are in allocator nodes, which ap_varbuf_grow and
  * ap_varbuf_free give back themselves. */
 #define TEMP_VARBUF 256
 #define VB_CALL(vb, call) do {                                   \
