@@ -75,18 +75,11 @@ RP_COLD static void misuse(reap_t *r, const void *p, p_kind_t kind, bool realloc
 
 /* ---- allocation ------------------------------------------------------------------------ */
 
-static RP_NOINLINE void *malloc_slow(reap_t *r, size_t n)
+/* A block of bsize bytes when the frontier has no room: from the lists,
+ * by a sweep when one is due, else from a new chunk. */
+static RP_NOINLINE void *malloc_more(reap_t *r, size_t bsize)
 {
-    if (!reap_given(r, NULL, "NULL reap passed to reap_malloc")) {
-        errno = EINVAL;
-        return NULL;
-    }
-    if (n > rp_opt.large_threshold)
-        return rp_solo_alloc(r, n, RP_GRAIN);
-    size_t bsize = rp_block_size(r, n);
-    char *b = NULL;
-    if (bsize <= (size_t)(r->bump_end - r->bump))
-        return reap_frontier_bump((reap_frontier_t *)(void *)r, bsize);
+    char *b;
     if (r->heap != NULL && (b = rp_heap_take(r, bsize)))
         return b;
     if (rp_sweep_due(r, bsize)) {
@@ -102,6 +95,33 @@ static RP_NOINLINE void *malloc_slow(reap_t *r, size_t n)
      * since a sweep not worth its walk, before it fails */
     rp_sweep(r);
     return rp_heap_take(r, bsize);
+}
+
+/* The commonest take from the lists (rp_heap_pop(), region.h), in a
+ * function of its own: the registers it needs are saved on this way
+ * only. */
+static RP_NOINLINE void *malloc_popped(reap_t *r, size_t bsize)
+{
+    char *b = rp_heap_pop(r, bsize);
+    return RP_LIKELY(b != NULL) ? b : malloc_more(r, bsize);
+}
+
+/* Everything but the inline bump.  It makes only tail calls, so it needs
+ * no stack frame of its own. */
+static RP_NOINLINE void *malloc_slow(reap_t *r, size_t n)
+{
+    if (!reap_given(r, NULL, "NULL reap passed to reap_malloc")) {
+        errno = EINVAL;
+        return NULL;
+    }
+    if (n > rp_opt.large_threshold)
+        return rp_solo_alloc(r, n, RP_GRAIN);
+    size_t bsize = rp_block_size(r, n);
+    if (bsize <= (size_t)(r->bump_end - r->bump))
+        return reap_frontier_bump((reap_frontier_t *)(void *)r, bsize);
+    if (rp_heap_poppable(r, bsize))
+        return malloc_popped(r, bsize);
+    return malloc_more(r, bsize);
 }
 
 static RP_NOINLINE void *ann_malloc(reap_t *r, size_t n);
@@ -129,7 +149,7 @@ static RP_NOINLINE void *traced_malloc(reap_t *r, size_t n)
  * allocation reaches the test of rp_trace_state; the region path pays
  * nothing for it, the others one test, and the traced path is a tail
  * call, so neither keeps a stack frame. */
-void *reap_malloc(reap_t *r, size_t n)
+RP_HOT_ALIGN void *reap_malloc(reap_t *r, size_t n)
 {
     void *p = r != NULL ? reap_malloc_bump(r, n) : NULL;
     if (RP_LIKELY(p != NULL))
@@ -285,15 +305,8 @@ static inline bool free_fast(reap_t *r, char *p)
     rp_chunk_t *c = r->chunk;
     uintptr_t start = (uintptr_t)c->start;
     if ((uintptr_t)p - start >= c->size) {
-        uint8_t m = rp_base_map_get(p);
-        if (RP_UNLIKELY(!(m & RP_BASE_MAP_ALIGNED)))
-            return false;
-        unsigned s = m & 0x3f;
-        start = (uintptr_t)p & ((uintptr_t)-1 << s);
-        if (RP_UNLIKELY(!(start & (((uintptr_t)1 << rp_base_map_shift) - 1))))
-            return false;
-        c = rp_desc(start, s);
-        if (RP_UNLIKELY(c->key != rp_chunk_key(c) || c->reap != r))
+        c = rp_chunk_aligned(p, &start);
+        if (RP_UNLIKELY(c == NULL || c->key != rp_chunk_key(c) || c->reap != r))
             return false;
     }
     /* 8-aligned: a start bit says the rest (a 16-byte grain starts blocks
@@ -335,7 +348,7 @@ static RP_NOINLINE void traced_free(reap_t *r, void *p)
     free_any(r, p);
 }
 
-void reap_free(reap_t *r, void *p)
+RP_HOT_ALIGN void reap_free(reap_t *r, void *p)
 {
     if (RP_UNLIKELY(rp_tracing())) {
         traced_free(r, p);

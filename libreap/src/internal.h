@@ -236,9 +236,10 @@ struct reap {
     rp_chunk_t *first;    /* the chunk holding this struct, kept by clear */
     rp_heap_t *heap;      /* NULL until the first free (or a limit refused it) */
     uint64_t free_bytes;  /* bytes of freed blocks (invariant above) */
-    uint64_t swept;       /* of free_bytes, what the last sweep filed, less what
-                           * was taken since: the rest is new since then
-                           * (rp_sweep_due) */
+    int64_t swept;        /* free_bytes as the last sweep left it, less what
+                           * the lists handed out since (it may fall below
+                           * 0): what free_bytes holds above it was freed
+                           * since (rp_sweep_due); a free does not touch it */
     /* The first chunk for this reap's next child: the largest power of two
      * (within the chunk sizes) not above half the peak footprint of the
      * child destroyed last, so that a request's reap, made again and

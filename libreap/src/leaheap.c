@@ -60,22 +60,6 @@ static RP_NOINLINE void bad_entry(reap_t *r, unsigned i, void **link, const void
 
 /* ---- taking a block ----------------------------------------------------------------- */
 
-/* The freed bits of [b, b + size) of c go: live again.  The bits of a
- * block of a few hundred bytes are in one word. */
-static RP_ALWAYS_INLINE void freed_clear(const rp_chunk_t *c, rp_pair_t *w, char *b, size_t size)
-{
-    unsigned k = (unsigned)((uintptr_t)b >> 3 & 63);
-    size_t n = size / RP_GRANULE;
-    if (RP_LIKELY(k + n < 64)) {
-        w->freed &= ~((((uint64_t)1 << n) - 1) << k);
-    } else if (k + n < 128) { /* into the next word: its first k + n - 64 bits */
-        w[0].freed &= ~(~(uint64_t)0 << k);
-        w[1].freed &= ~((((uint64_t)1 << (k + n - 64)) - 1));
-    } else {
-        rp_freed_clear_range(c, b, b + size);
-    }
-}
-
 /* Hands out bsize bytes of the freed block b (size bytes, unlinked) of c,
  * whose pair is w; a rest of RP_REST_MIN bytes or more is a freed block
  * again, filed when there are lists, and a smaller one goes with the
@@ -95,9 +79,9 @@ static RP_ALWAYS_INLINE char *hand_out(reap_t *r, rp_chunk_t *c, rp_pair_t *w, c
             rp_heap_file(r, r->heap, tail, rest);
         size = bsize;
     }
-    freed_clear(c, w, b, size);
+    rp_freed_clear(c, w, b, size);
     r->free_bytes -= size;
-    r->swept = r->swept > size ? r->swept - size : 0;
+    r->swept -= (int64_t)size;
     r->live_bytes += size;
     r->allocs++;
     return b;
@@ -201,16 +185,15 @@ static char *take_by_scan(reap_t *r, size_t bsize)
 
 /* The first list at or after i that holds a block is j.  Its first block
  * fits: on list i, an exact list, it is the size asked for; on a later
- * list, larger than it.  That is the common case, taken here without a
- * call; a ranged list i (best fit among its first blocks) and a stale
- * heap (every block checked) search, out of line. */
+ * list, larger than it.  A ranged list i (best fit among its first
+ * blocks) and a stale heap (every block checked) search, out of line. */
 char *rp_heap_take(reap_t *r, size_t bsize)
 {
     rp_heap_t *h = r->heap;
     if (RP_UNLIKELY(!h))
         return take_by_scan(r, bsize);
     unsigned i = rp_list_of(bsize);
-    unsigned j = i < RP_NEXACT && listed(h, i) ? i : next_listed(h, i);
+    unsigned j = next_listed(h, i);
     if (j == RP_NLISTS)
         return NULL;
     if (RP_UNLIKELY(h->stale || (j == i && i >= RP_NEXACT))) {
@@ -242,7 +225,10 @@ bool rp_sweep_due(const reap_t *r, size_t need)
 {
     if (r->heap && r->heap->cut)
         return true;
-    uint64_t unswept = r->free_bytes - (r->swept < r->free_bytes ? r->swept : r->free_bytes);
+    if (r->free_bytes < need) /* the commonest answer, and unswept is less */
+        return false;
+    uint64_t mark = r->swept > 0 ? (uint64_t)r->swept : 0;
+    uint64_t unswept = r->free_bytes > mark ? r->free_bytes - mark : 0;
     return unswept >= need && unswept * 64 >= r->footprint * rp_opt.sweep_share;
 }
 
@@ -361,7 +347,7 @@ void rp_sweep(reap_t *r)
         for (rp_chunk_t *c = r->chunk; c; c = c->older)
             if (!rp_chunk_solo(c))
                 sweep_chunk(r, c);
-    r->swept = r->free_bytes;
+    r->swept = (int64_t)r->free_bytes;
 }
 
 void rp_heap_clear(reap_t *r)

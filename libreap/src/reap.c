@@ -218,7 +218,8 @@ void reap_clear(reap_t *r)
     if (rp_region_untouched(r))
         return;
     rp_heap_clear(r);
-    r->free_bytes = r->swept = 0;
+    r->free_bytes = 0;
+    r->swept = 0;
     rp_region_reset(r);
 }
 

@@ -53,7 +53,11 @@ static inline rp_chunk_t *rp_desc(uintptr_t b, unsigned s)
  * checks the key.  *start gets the chunk's first byte.  A bumped chunk is
  * found by the address map alone (addrmap.h): one load of a hot line. */
 rp_chunk_t *rp_chunk_block_slow(const void *p, uintptr_t *start);
-static inline rp_chunk_t *rp_chunk_block(const void *p, uintptr_t *start)
+/* rp_chunk_block()'s common case, with no call: p in an aligned block of
+ * the base allocator that is not its superblock's first slot (every
+ * bumped chunk but the first of a superblock's and a few large ones).
+ * NULL when the answer needs rp_chunk_block_slow(), or there is none. */
+static inline rp_chunk_t *rp_chunk_aligned(const void *p, uintptr_t *start)
 {
     uint8_t m = rp_base_map_get(p);
     if (RP_LIKELY(m & RP_BASE_MAP_ALIGNED)) {
@@ -64,7 +68,12 @@ static inline rp_chunk_t *rp_chunk_block(const void *p, uintptr_t *start)
             return rp_desc(b, s);
         }
     }
-    return rp_chunk_block_slow(p, start);
+    return NULL;
+}
+static inline rp_chunk_t *rp_chunk_block(const void *p, uintptr_t *start)
+{
+    rp_chunk_t *c = rp_chunk_aligned(p, start);
+    return RP_LIKELY(c != NULL) ? c : rp_chunk_block_slow(p, start);
 }
 /* The chunk holding p when p lies in a live chunk (bumped or solo), else
  * NULL. */
@@ -73,6 +82,74 @@ static inline rp_chunk_t *rp_chunk_find(const void *p)
     uintptr_t start;
     rp_chunk_t *c = rp_chunk_block(p, &start);
     return c && (c->key == rp_chunk_key(c) || c->key == rp_solo_key(c)) ? c : NULL;
+}
+
+/* The freed bits of the n granules (fewer than 128: an exact list's
+ * block) from bit k of pair w go: live again.  A block of a few hundred
+ * bytes has its bits in one word, and none in more than three. */
+static RP_ALWAYS_INLINE void rp_freed_clear_short(rp_pair_t *w, unsigned k, unsigned n)
+{
+    if (RP_LIKELY(k + n < 64)) {
+        w->freed &= ~((((uint64_t)1 << n) - 1) << k);
+        return;
+    }
+    w[0].freed &= ~(~(uint64_t)0 << k);
+    if (k + n < 128) { /* into the next word: its first k + n - 64 bits */
+        w[1].freed &= ~((((uint64_t)1 << (k + n - 64)) - 1));
+    } else { /* the whole next word, and the first k + n - 128 of the one after */
+        w[1].freed = 0;
+        w[2].freed &= ~((((uint64_t)1 << (k + n - 128)) - 1));
+    }
+}
+
+/* The freed bits of [b, b + size) of c, whose pair w is b's, go. */
+static RP_ALWAYS_INLINE void rp_freed_clear(const rp_chunk_t *c, rp_pair_t *w, char *b, size_t size)
+{
+    if (RP_LIKELY(size < RP_NEXACT * RP_GRANULE))
+        rp_freed_clear_short(w, (unsigned)((uintptr_t)b >> 3 & 63), (unsigned)(size / RP_GRANULE));
+    else
+        rp_freed_clear_range(c, b, b + size);
+}
+
+/* The freed lists' commonest take (leaheap.c has the others): the first
+ * block of bsize's exact list, as filed.  rp_heap_poppable() says whether
+ * there is one: r has lists, bsize's exact list holds a block and the
+ * heap is not stale. */
+static inline bool rp_heap_poppable(const reap_t *r, size_t bsize)
+{
+    const rp_heap_t *h = r->heap;
+    unsigned i = (unsigned)(bsize / RP_GRANULE);
+    return h != NULL && i < RP_NEXACT && (h->map[i / 64] >> (i % 64) & 1) && !h->stale;
+}
+
+/* That block, in a chunk the address map finds alone: its chunk and bits
+ * checked, its link, its freed bits and the counts, with no split and no
+ * call.  NULL when it is not that case (rp_heap_take() sorts out the
+ * rest). */
+static RP_ALWAYS_INLINE char *rp_heap_pop(reap_t *r, size_t bsize)
+{
+    rp_heap_t *h = r->heap;
+    unsigned i = (unsigned)(bsize / RP_GRANULE);
+    char *b = h->list[i];
+    uintptr_t start;
+    rp_chunk_t *c = rp_chunk_aligned(b, &start);
+    if (RP_UNLIKELY(c == NULL || c->key != rp_chunk_key(c) || c->reap != r))
+        return NULL;
+    rp_pair_t *w = rp_pair_in(c, start, b);
+    if (RP_UNLIKELY(!(w->start & w->freed & rp_bit(b))))
+        return NULL;
+    rp_ann_quiet_begin(); /* the link lives in freed memory */
+    void *next = *(void **)(void *)b;
+    rp_ann_quiet_end();
+    h->list[i] = next;
+    if (next == NULL)
+        h->map[i / 64] &= ~((uint64_t)1 << (i % 64));
+    rp_freed_clear_short(w, (unsigned)((uintptr_t)b >> 3 & 63), i);
+    r->free_bytes -= bsize;
+    r->swept -= (int64_t)bsize;
+    r->live_bytes += bsize;
+    r->allocs++;
+    return b;
 }
 
 #endif /* RP_REGION_H */

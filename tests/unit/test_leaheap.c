@@ -210,6 +210,38 @@ static void an_eight_byte_block_is_used_again(void **state)
     reap_destroy(r);
 }
 
+/* A block of an exact list (under 1 KiB) can have its bits in three
+ * words of the bitmaps: 126 granules from bit 62.  A sweep's run of three
+ * freed blocks keeps their freed bits inside it (a later free of one of
+ * them is a double free); taking the run must clear every one of them, in
+ * all three words, or the live block would hold stray freed bits. */
+static void a_block_over_three_bitmap_words_is_taken_whole(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    while (((uintptr_t)r->bump >> 3 & 63) != 62)
+        assert_non_null(reap_malloc(r, 16));
+    char *a = reap_malloc(r, 336), *b = reap_malloc(r, 336), *c = reap_malloc(r, 336);
+    assert_ptr_equal(b, a + 336);
+    assert_ptr_equal(c, b + 336);
+    reap_malloc(r, 16); /* the run must not border the frontier */
+    /* b starts in the next word of a's pair, c in the one after */
+    assert_int_equal((uintptr_t)b / 512 - (uintptr_t)a / 512, 1);
+    assert_int_equal((uintptr_t)c / 512 - (uintptr_t)a / 512, 2);
+    reap_free(r, b);
+    reap_free(r, a);
+    reap_free(r, c);
+    rp_sweep(r); /* one run of 1008 bytes, on exact list 126 */
+    fill_frontier(r);
+    assert_ptr_equal(reap_malloc(r, 1008), a);
+    assert_int_equal(r->free_bytes, 0);
+    rp_heap_check(r); /* no freed bit left inside the live block */
+    reap_free(r, a); /* live, so a free, not a double free */
+    assert_int_equal(r->free_bytes, 1008);
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
 /* The frontier's chunk first, while it has room (the inline bump, which
  * knows nothing of the lists, stays open); then freed blocks of a
  * request's size, before a new chunk. */
@@ -409,6 +441,7 @@ int main(void)
         cmocka_unit_test(a_larger_block_is_cut_and_its_rest_serves),
         cmocka_unit_test(a_small_rest_goes_with_the_block),
         cmocka_unit_test(an_eight_byte_block_is_used_again),
+        cmocka_unit_test(a_block_over_three_bitmap_words_is_taken_whole),
         cmocka_unit_test(the_frontier_comes_before_the_lists),
         cmocka_unit_test(a_full_chunk_sweeps_before_growing),
         cmocka_unit_test(everything_freed_is_used_again_in_every_order),
