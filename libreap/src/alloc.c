@@ -411,8 +411,7 @@ static bool grow_in_place(reap_t *r, rp_chunk_t *c, char *p, char *e, size_t wan
     w->start &= ~bit; /* the freed block joins p's */
     rp_freed_clear_range(c, e, e + next);
     r->free_bytes -= next;
-    if (r->heap) /* it may be on a list */
-        r->heap->stale = true;
+    rp_heap_forget(r); /* it may be on a list */
     r->live_bytes += next;
     if (next > more) { /* the rest stays freed */
         rp_bits_free_tail(r, c, p + want, next - more);

@@ -57,11 +57,12 @@
  *     bit is 0 but the block's start bit (and the sentinel).
  *   - free_bytes is the sum of the sizes of the freed blocks (their start
  *     and freed bits both set) of every chunk.
- *   - A listed block is freed; a freed block may be on no list (freed
- *     while a limit left the reap no lists, or dropped from a list a
- *     realloc made stale).  While the heap is not
- *     stale, every listed block is exactly as a free, a split or a sweep
- *     filed it: its start and freed bits set and its size its list's.
+ *   - A listed block is freed, and on one list once; a freed block may be
+ *     on no list (freed while a limit left the reap no lists, or
+ *     forgotten when a realloc took a listed block: the lists are dropped
+ *     then, and the next sweep files every freed block afresh).  Every
+ *     listed block is exactly as a free, a split or a sweep filed it: its
+ *     start and freed bits set and its size its list's.
  *   - The frontier's chunk serves first, by the inline bump (reap.h)
  *     while its chunk has room; the lists serve once it is full, before
  *     a sweep or a new chunk.
@@ -207,11 +208,8 @@ static inline char *rp_next_start(const rp_chunk_t *c, const char *p)
 typedef struct rp_heap {
     uint64_t map[(RP_NLISTS + 63) / 64];
     void *list[RP_NLISTS];
-    /* A realloc took a listed block (it cannot be unlinked from a singly
-     * linked list): pops check each block's bits and size until the next
-     * sweep files the lists afresh. */
-    bool stale;
-    /* A stale list was cut short: the next chance, sweep. */
+    /* The lists were dropped (rp_heap_forget) or cut short at a bad
+     * entry: the next chance, sweep. */
     bool cut;
     /* Carved from a chunk (a limit refused the base allocator's memory):
      * gone with the next clear. */
@@ -440,6 +438,12 @@ static inline void rp_heap_file(reap_t *r, rp_heap_t *h, char *b, size_t size)
 /* The lists, made (charged to r, or carved at its frontier) when r has
  * none; NULL when neither its limit nor the frontier leaves room. */
 rp_heap_t *rp_heap_ensure(reap_t *r);
+/* The lists say nothing, and the next list miss sweeps: what was listed
+ * is found again in the bitmaps.  For a realloc that took a listed block,
+ * which a singly linked list cannot unlink: left there, it could be filed
+ * a second time while still linked, and a list that leads back to itself
+ * never ends. */
+void rp_heap_forget(reap_t *r);
 
 /* A list holds a block. */
 static inline bool rp_heap_listed(const reap_t *r)

@@ -43,15 +43,14 @@ static unsigned next_listed(const rp_heap_t *h, unsigned i)
     return RP_NLISTS;
 }
 
-/* A listed block that is not as it was filed.  A stale heap expects them
- * (a realloc took a listed block): the list is cut there, its blocks left
- * to the next sweep.  Otherwise its link was overwritten by a write to
- * freed memory, and what it leads to cannot be trusted. */
+/* A listed block that is not as it was filed: its link was overwritten
+ * by a write to freed memory, and what it leads to cannot be trusted.
+ * The report does not return (a handler may leave by longjmp); should it,
+ * the list is cut there and its blocks left to the next sweep. */
 static RP_NOINLINE void bad_entry(reap_t *r, unsigned i, void **link, const void *b)
 {
     rp_heap_t *h = r->heap;
-    if (!h->stale)
-        rp_misuse(REAP_MISUSE_CORRUPTION, "a freed object was written to:", r, b);
+    rp_misuse(REAP_MISUSE_CORRUPTION, "a freed object was written to:", r, b);
     *link = NULL;
     if (h->list[i] == NULL)
         h->map[i / 64] &= ~((uint64_t)1 << (i % 64));
@@ -89,11 +88,8 @@ static RP_ALWAYS_INLINE char *hand_out(reap_t *r, rp_chunk_t *c, rp_pair_t *w, c
 
 /* The chunk of b, a block listed on list i of r, when its bits say it is
  * a freed block (*wp gets its pair, *sizep its size, which on an exact
- * list of a heap that is not stale is the list's); NULL when they do not
- * or its size is not the list's: a realloc may have taken it, or joined
- * its start into a larger block, and a shrink made a block of another
- * size start there again (the heap is then stale), or the program wrote
- * over a link. */
+ * list is the list's); NULL when they do not or its size is not the
+ * list's: the program wrote over a link. */
 static RP_ALWAYS_INLINE rp_chunk_t *listed_chunk(const reap_t *r, const char *b, unsigned i, bool check_size,
                                        rp_pair_t **wp, size_t *sizep)
 {
@@ -124,8 +120,8 @@ static size_t entry_size(const reap_t *r, const char *b, unsigned i)
 }
 
 /* The best fit for bsize among the first few blocks of ranged list i (all
- * of them when no list above holds one), or on a stale heap the first
- * block of list i that is as filed, handed out; NULL when none fits. */
+ * of them when no list above holds one), handed out; NULL when none
+ * fits. */
 #define FIT_SCAN 8
 static RP_NOINLINE char *take_searching(reap_t *r, unsigned i, size_t bsize)
 {
@@ -146,7 +142,7 @@ static RP_NOINLINE char *take_searching(reap_t *r, unsigned i, size_t bsize)
         }
         if (size >= bsize && size < best) {
             best = size, best_link = link, best_c = c, best_w = w;
-            if (size == bsize || i < RP_NEXACT)
+            if (size == bsize)
                 break;
         }
         rp_ann_quiet_begin();
@@ -186,7 +182,7 @@ static char *take_by_scan(reap_t *r, size_t bsize)
 /* The first list at or after i that holds a block is j.  Its first block
  * fits: on list i, an exact list, it is the size asked for; on a later
  * list, larger than it.  A ranged list i (best fit among its first
- * blocks) and a stale heap (every block checked) search, out of line. */
+ * blocks) searches, out of line. */
 char *rp_heap_take(reap_t *r, size_t bsize)
 {
     rp_heap_t *h = r->heap;
@@ -196,7 +192,7 @@ char *rp_heap_take(reap_t *r, size_t bsize)
     unsigned j = next_listed(h, i);
     if (j == RP_NLISTS)
         return NULL;
-    if (RP_UNLIKELY(h->stale || (j == i && i >= RP_NEXACT))) {
+    if (RP_UNLIKELY(j == i && i >= RP_NEXACT)) {
         char *b = NULL;
         for (; !b && j < RP_NLISTS; j = next_listed(h, j + 1))
             b = take_searching(r, j, bsize);
@@ -329,8 +325,15 @@ static void heap_reset(reap_t *r)
 {
     if (r->heap) {
         memset(r->heap->map, 0, sizeof r->heap->map);
-        r->heap->stale = r->heap->cut = false;
+        r->heap->cut = false;
     }
+}
+
+void rp_heap_forget(reap_t *r)
+{
+    heap_reset(r);
+    if (r->heap)
+        r->heap->cut = true;
 }
 
 void rp_sweep(reap_t *r)
@@ -425,7 +428,7 @@ static void heap_check(const reap_t *r)
     }
     if (freed != r->free_bytes)
         check_fail(r, r, "freed bytes walked and counted differ");
-    if (!r->heap || r->heap->stale)
+    if (!r->heap)
         return;
     for (unsigned i = 1; i < RP_NLISTS; i++) {
         if (!listed(r->heap, i))

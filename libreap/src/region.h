@@ -113,13 +113,12 @@ static RP_ALWAYS_INLINE void rp_freed_clear(const rp_chunk_t *c, rp_pair_t *w, c
 
 /* The freed lists' commonest take (leaheap.c has the others): the first
  * block of bsize's exact list, as filed.  rp_heap_poppable() says whether
- * there is one: r has lists, bsize's exact list holds a block and the
- * heap is not stale. */
+ * there is one: r has lists and bsize's exact list holds a block. */
 static inline bool rp_heap_poppable(const reap_t *r, size_t bsize)
 {
     const rp_heap_t *h = r->heap;
     unsigned i = (unsigned)(bsize / RP_GRANULE);
-    return h != NULL && i < RP_NEXACT && (h->map[i / 64] >> (i % 64) & 1) && !h->stale;
+    return h != NULL && i < RP_NEXACT && (h->map[i / 64] >> (i % 64) & 1);
 }
 
 /* That block, in a chunk the address map finds alone: its chunk and bits
