@@ -404,12 +404,11 @@ static int leave(const reap_misuse_t *m, void *arg)
 }
 
 /* A program that writes to a freed object waiting on a list overwrites
- * its link: the next pop finds a pointer that is no freed block and says
- * so, rather than handing it out. */
-static void a_write_to_a_listed_block_is_caught(void **state)
+ * its link: the next pop finds a pointer that is no freed block of this
+ * reap and says so, rather than handing it out.  forged is what the link
+ * is overwritten with; extra, a reap to destroy after. */
+static void forged_link_is_caught(reap_t *r, char *forged, reap_t *extra)
 {
-    (void)state;
-    reap_t *r = reap_create(NULL);
     char *a = reap_malloc(r, 64);
     reap_malloc(r, 8); /* a and b must not join */
     char *b = reap_malloc(r, 64);
@@ -419,7 +418,7 @@ static void a_write_to_a_listed_block_is_caught(void **state)
     rp_sweep(r);
     /* the list is b -> a (filed in address order, pushed), or a -> b */
     char *head = r->heap->list[64 / RP_GRANULE];
-    memcpy(head, &(char *){(char *)&corruption_seen}, sizeof(char *));
+    memcpy(head, &forged, sizeof forged);
     fill_frontier(r);
     reap_set_misuse_handler(leave, NULL);
     corruption_seen = 0;
@@ -431,6 +430,36 @@ static void a_write_to_a_listed_block_is_caught(void **state)
     reap_set_misuse_handler(NULL, NULL);
     assert_int_equal(corruption_seen, 1);
     reap_destroy(r);
+    if (extra)
+        reap_destroy(extra);
+}
+
+/* Memory no chunk holds (no chunk found). */
+static void a_link_to_no_chunk_is_caught(void **state)
+{
+    (void)state;
+    forged_link_is_caught(reap_create(NULL), (char *)&corruption_seen, NULL);
+}
+
+/* A live block of the same reap and size (its bits say live). */
+static void a_link_to_a_live_block_is_caught(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    char *live = reap_malloc(r, 64);
+    reap_malloc(r, 8);
+    forged_link_is_caught(r, live, NULL);
+}
+
+/* A freed block of the same size in another reap (its chunk's owner). */
+static void a_link_to_another_reaps_block_is_caught(void **state)
+{
+    (void)state;
+    reap_t *other = reap_create(NULL);
+    char *q = reap_malloc(other, 64);
+    reap_malloc(other, 8);
+    reap_free(other, q);
+    forged_link_is_caught(reap_create(NULL), q, other);
 }
 
 int main(void)
@@ -450,7 +479,9 @@ int main(void)
         cmocka_unit_test(a_full_chunk_sweeps_before_growing),
         cmocka_unit_test(everything_freed_is_used_again_in_every_order),
         cmocka_unit_test(a_realloc_over_a_listed_block_drops_the_lists),
-        cmocka_unit_test(a_write_to_a_listed_block_is_caught),
+        cmocka_unit_test(a_link_to_no_chunk_is_caught),
+        cmocka_unit_test(a_link_to_a_live_block_is_caught),
+        cmocka_unit_test(a_link_to_another_reaps_block_is_caught),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
