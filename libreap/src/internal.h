@@ -208,8 +208,7 @@ static inline char *rp_next_start(const rp_chunk_t *c, const char *p)
 typedef struct rp_heap {
     uint64_t map[(RP_NLISTS + 63) / 64];
     void *list[RP_NLISTS];
-    /* The lists were dropped (rp_heap_forget) or cut short at a bad
-     * entry: the next chance, sweep. */
+    /* The lists were dropped (rp_heap_forget): the next chance, sweep. */
     bool cut;
     /* Carved from a chunk (a limit refused the base allocator's memory):
      * gone with the next clear. */
@@ -464,6 +463,15 @@ static inline void rp_frontier_back(reap_t *r, char *p)
 }
 
 /* ---- counting (region.c, stats.c) ----------------------------------------------------- */
+
+/* size bytes of freed blocks handed out again from the lists. */
+static inline void rp_count_taken(reap_t *r, size_t size)
+{
+    r->free_bytes -= size;
+    r->swept -= (int64_t)size;
+    r->live_bytes += size;
+    r->allocs++;
+}
 
 /* Count the bytes bumped since r->live_mark into live_bytes and raise the
  * peak: before live_bytes falls. */

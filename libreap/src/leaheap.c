@@ -45,16 +45,12 @@ static unsigned next_listed(const rp_heap_t *h, unsigned i)
 
 /* A listed block that is not as it was filed: its link was overwritten
  * by a write to freed memory, and what it leads to cannot be trusted.
- * The report does not return (a handler may leave by longjmp); should it,
- * the list is cut there and its blocks left to the next sweep. */
-static RP_NOINLINE void bad_entry(reap_t *r, unsigned i, void **link, const void *b)
+ * A corruption report does not return (rp_misuse aborts, or a handler
+ * leaves by longjmp). */
+RP_COLD __attribute__((noreturn)) static void bad_entry(reap_t *r, const void *b)
 {
-    rp_heap_t *h = r->heap;
     rp_misuse(REAP_MISUSE_CORRUPTION, "a freed object was written to:", r, b);
-    *link = NULL;
-    if (h->list[i] == NULL)
-        h->map[i / 64] &= ~((uint64_t)1 << (i % 64));
-    h->cut = true;
+    __builtin_unreachable();
 }
 
 /* ---- taking a block ----------------------------------------------------------------- */
@@ -79,10 +75,7 @@ static RP_ALWAYS_INLINE char *hand_out(reap_t *r, rp_chunk_t *c, rp_pair_t *w, c
         size = bsize;
     }
     rp_freed_clear(c, w, b, size);
-    r->free_bytes -= size;
-    r->swept -= (int64_t)size;
-    r->live_bytes += size;
-    r->allocs++;
+    rp_count_taken(r, size);
     return b;
 }
 
@@ -136,10 +129,8 @@ static RP_NOINLINE char *take_searching(reap_t *r, unsigned i, size_t bsize)
         rp_pair_t *w;
         size_t size = 0;
         rp_chunk_t *c = listed_chunk(r, b, i, true, &w, &size);
-        if (!c) {
-            bad_entry(r, i, link, b);
-            break;
-        }
+        if (!c)
+            bad_entry(r, b);
         if (size >= bsize && size < best) {
             best = size, best_link = link, best_c = c, best_w = w;
             if (size == bsize)
@@ -202,10 +193,8 @@ char *rp_heap_take(reap_t *r, size_t bsize)
     rp_pair_t *w;
     size_t size;
     rp_chunk_t *c = listed_chunk(r, b, j, false, &w, &size);
-    if (RP_UNLIKELY(!c)) {
-        bad_entry(r, j, &h->list[j], b);
-        return NULL; /* a corruption report that returned: the reap grows */
-    }
+    if (RP_UNLIKELY(!c))
+        bad_entry(r, b);
     rp_ann_quiet_begin(); /* the link lives in freed memory */
     void *next = *(void **)(void *)b;
     rp_ann_quiet_end();

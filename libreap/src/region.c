@@ -162,7 +162,7 @@ void rp_uncharge(reap_t *r, size_t n)
  * faults there) */
 __attribute__((target_clones("popcnt", "default")))
 #endif
-RP_HOT_ALIGN static uint64_t starts_between(uintptr_t bits, const char *from, const char *to)
+static uint64_t starts_between(uintptr_t bits, const char *from, const char *to)
 {
     if (from >= to)
         return 0;

@@ -144,10 +144,7 @@ static RP_ALWAYS_INLINE char *rp_heap_pop(reap_t *r, size_t bsize)
     if (next == NULL)
         h->map[i / 64] &= ~((uint64_t)1 << (i % 64));
     rp_freed_clear_short(w, (unsigned)((uintptr_t)b >> 3 & 63), i);
-    r->free_bytes -= bsize;
-    r->swept -= (int64_t)bsize;
-    r->live_bytes += bsize;
-    r->allocs++;
+    rp_count_taken(r, bsize);
     return b;
 }
 

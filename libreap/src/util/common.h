@@ -36,9 +36,8 @@ static const bool config_debug = false;
 #define RP_NOINLINE __attribute__((noinline))
 #define RP_ALWAYS_INLINE inline __attribute__((always_inline))
 #define RP_COLD __attribute__((cold, noinline))
-/* A hot function starts a cache line: where the linker happened to put
- * reap_malloc() moved reapbench's region rows by 9%, and the clear's count
- * of start bits moved apr_palloc's figure by 2%, with the same
+/* A hot entry point starts a cache line: where the linker happened to put
+ * reap_malloc() moved reapbench's region rows by 9% with the same
  * instructions (docs/benchmarks.md, "Where the code lies"). */
 #define RP_HOT_ALIGN __attribute__((aligned(64)))
 
