@@ -236,46 +236,72 @@ static char *next_freed(const rp_chunk_t *c, const char *p)
     return b < rp_chunk_end(c) ? b : NULL;
 }
 
-/* The end of the run of freed blocks that starts at b: the blocks after
- * b's that are freed lose their start bits. */
-static char *join(const rp_chunk_t *c, char *b)
+/* The last run of freed blocks of c, [b, e), joined (the start bits
+ * inside it cleared), when nothing live follows it: it goes back to the
+ * frontier when it reaches it, the chunk goes back when the run is all of
+ * a retired chunk, and otherwise it is filed.  False when c went. */
+static bool sweep_last(reap_t *r, rp_chunk_t *c, char *b, char *e)
 {
-    char *e = rp_next_start(c, b);
-    while (e < rp_chunk_end(c)) {
-        rp_pair_t *w = rp_pair_at(c, e);
-        uint64_t bit = rp_bit(e);
-        if (!(w->freed & bit))
-            break;
-        w->start &= ~bit;
-        e = rp_next_start(c, e);
+    if (c == r->chunk) { /* up to the frontier: back to it */
+        rp_pair_at(c, b)->start &= ~rp_bit(b);
+        rp_freed_clear_range(c, b, r->bump);
+        r->free_bytes -= (uint64_t)(r->bump - b);
+        rp_frontier_back(r, b);
+        return true;
     }
-    return e;
+    if (b == c->arena && c != r->first) {
+        r->free_bytes -= (uint64_t)(e - b);
+        rp_region_release(r, c);
+        return false;
+    }
+    if (r->heap)
+        rp_heap_file(r, r->heap, b, (size_t)(e - b));
+    return true;
 }
 
-/* Sweeps chunk c; false when it went back whole. */
+/* Sweeps chunk c a bitmap word at a time.  A run starts at a freed
+ * block's start and ends at the next live block's, or where c's blocks
+ * end (the frontier, or the chunk's end); the start bits inside it go in
+ * one mask a word.  Remnant freed bits inside a run stay: a later free of
+ * one is still a double free.  False when c went back whole. */
 static bool sweep_chunk(reap_t *r, rp_chunk_t *c)
 {
-    for (char *b = next_freed(c, c->arena); b; ) {
-        char *e = join(c, b);
-        size_t size = (size_t)(e - b);
-        if (c == r->chunk && e >= r->bump) { /* up to the frontier: back to it */
-            size = (size_t)(r->bump - b);
-            rp_pair_at(c, b)->start &= ~rp_bit(b);
-            rp_freed_clear_range(c, b, r->bump);
-            rp_frontier_back(r, b);
-            r->free_bytes -= size;
-            return true;
+    char *end = c == r->chunk ? r->bump : rp_chunk_end(c); /* no block starts past it */
+    rp_pair_t *w = rp_pair_at(c, c->arena);
+    uintptr_t base = (uintptr_t)c->arena & ~(uintptr_t)511;
+    char *run = NULL;
+    for (; base < (uintptr_t)end; base += 512, w++) {
+        if (!run) /* on to the next word where a freed block starts */
+            while (!(w->start & w->freed)) {
+                if ((base += 512) >= (uintptr_t)end)
+                    return true;
+                w++;
+            }
+        uint64_t start = w->start, freed = w->freed;
+        uint64_t ahead = ~(uint64_t)0; /* the bits not read yet */
+        for (;;) {
+            if (!run) { /* the next freed block starts a run */
+                uint64_t next = start & freed & ahead;
+                if (!next)
+                    break;
+                unsigned k = (unsigned)__builtin_ctzll(next);
+                run = (char *)(base + 8 * k);
+                ahead = ~(uint64_t)0 << k << 1;
+                continue;
+            }
+            uint64_t live = start & ~freed & ahead; /* the next live block ends it */
+            start &= ~(live ? ahead & ((live & -live) - 1) : ahead); /* joined */
+            if (!live)
+                break;
+            unsigned k = (unsigned)__builtin_ctzll(live);
+            if (r->heap)
+                rp_heap_file(r, r->heap, run, (size_t)(base + 8 * k - (uintptr_t)run));
+            run = NULL;
+            ahead = ~(uint64_t)0 << k << 1;
         }
-        if (b == c->arena && e == rp_chunk_end(c) && c != r->first && c != r->chunk) {
-            r->free_bytes -= size;
-            rp_region_release(r, c);
-            return false;
-        }
-        if (r->heap)
-            rp_heap_file(r, r->heap, b, size);
-        b = next_freed(c, e);
+        w->start = start;
     }
-    return true;
+    return run ? sweep_last(r, c, run, end) : true;
 }
 
 /* The heap's lists, made at the first free (or sweep) with something to file: from

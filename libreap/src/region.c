@@ -192,12 +192,18 @@ void rp_settle(reap_t *r)
 
 void rp_freed_clear_range(const rp_chunk_t *c, char *b, char *e)
 {
-    while (b < e) {
-        char *word_end = (char *)(((uintptr_t)b | 511) + 1);
-        char *stop = e < word_end ? e : word_end;
-        rp_pair_at(c, b)->freed &= ~((stop == word_end ? 0 : rp_bit(stop)) - rp_bit(b)); /* [b, stop) */
-        b = stop;
+    if (b >= e)
+        return;
+    rp_pair_t *w = rp_pair_at(c, b), *last = rp_pair_at(c, e - 1);
+    uint64_t lead = ~(rp_bit(b) - 1), trail = (rp_bit(e - 1) << 1) - 1; /* from b; to e - 1 */
+    if (w == last) {
+        w->freed &= ~(lead & trail);
+        return;
     }
+    w->freed &= ~lead;
+    while (++w < last)
+        w->freed = 0;
+    w->freed &= ~trail;
 }
 
 void rp_bits_free_tail(reap_t *r, const rp_chunk_t *c, char *b, size_t size)

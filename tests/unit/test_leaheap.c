@@ -242,6 +242,124 @@ static void a_block_over_three_bitmap_words_is_taken_whole(void **state)
     reap_destroy(r);
 }
 
+/* A sweep against a model: blocks of 16 to 208 bytes fill the first
+ * chunk (4 KiB: runs cross the 512-byte words of the bitmaps, and start
+ * and end at any bit of them), a random subset is freed in random order,
+ * and the runs of freed neighbours are worked out from the test's own
+ * record of the blocks.  After the sweep, every run that does not reach
+ * the frontier is one listed block starting at its first block, the
+ * blocks inside it start no more (their freed bits stay: a later free of
+ * one is a double free), every live block is as it was, the run that
+ * reaches the frontier went back to it, and the freed bytes are the
+ * runs'. */
+enum { SWEEP_MAX = 256 };
+
+static bool bit_set(uint64_t word, const char *p) { return (word & rp_bit(p)) != 0; }
+
+static reap_misuse_kind_t misuse_seen;
+static int note_misuse(const reap_misuse_t *m, void *arg)
+{
+    (void)arg;
+    misuse_seen = m->kind;
+    return REAP_MISUSE_LEAK; /* the free does nothing */
+}
+
+static bool listed_at(const reap_t *r, const char *b)
+{
+    for (unsigned i = 0; i < RP_NLISTS; i++)
+        if (r->heap->map[i / 64] >> (i % 64) & 1)
+            for (char *e = r->heap->list[i]; e; e = *(char **)(void *)e)
+                if (e == b)
+                    return true;
+    return false;
+}
+
+static void sweep_one_pattern(unsigned seed, bool guard)
+{
+    reap_t *r = reap_create(NULL);
+    rp_chunk_t *c = r->chunk;
+    char *blk[SWEEP_MAX];
+    size_t size[SWEEP_MAX], n = 0;
+    bool freed[SWEEP_MAX] = {false};
+    unsigned x = seed;
+    for (;;) { /* the first chunk only, blocks end to end */
+        x = x * 1103515245u + 12345u;
+        size_t want = 16 * (1 + (x >> 16) % 13);
+        if (n == SWEEP_MAX || (size_t)(r->bump_end - r->bump) < want + 16)
+            break;
+        blk[n] = reap_malloc(r, want);
+        size[n] = want;
+        assert_ptr_equal(r->chunk, c);
+        if (n > 0)
+            assert_ptr_equal(blk[n], blk[n - 1] + size[n - 1]);
+        n++;
+    }
+    if (guard) /* a live block last: no run reaches the frontier */
+        assert_non_null(reap_malloc(r, 16));
+    size_t order[SWEEP_MAX];
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    for (size_t i = n - 1; i > 0; i--) { /* shuffled */
+        x = x * 1103515245u + 12345u;
+        size_t j = (x >> 16) % (i + 1), t = order[i];
+        order[i] = order[j], order[j] = t;
+    }
+    for (size_t i = 0; i < n; i++) {
+        x = x * 1103515245u + 12345u;
+        if ((x >> 16) % 3 != 0) { /* two in three */
+            reap_free(r, blk[order[i]]);
+            freed[order[i]] = true;
+        }
+    }
+    /* the trailing freed blocks (none behind a guard) reach the frontier */
+    size_t tail = n;
+    while (!guard && tail > 0 && freed[tail - 1])
+        tail--;
+    rp_sweep(r);
+    uint64_t runs_bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rp_pair_t *w = rp_pair_at(c, blk[i]);
+        if (i >= tail) { /* given back to the frontier: no bits */
+            assert_false(bit_set(w->start, blk[i]));
+            assert_false(bit_set(w->freed, blk[i]));
+            continue;
+        }
+        bool head = freed[i] && (i == 0 || !freed[i - 1]);
+        assert_int_equal(bit_set(w->start, blk[i]), !freed[i] || head);
+        assert_int_equal(bit_set(w->freed, blk[i]), freed[i]);
+        if (head) {
+            size_t run = 0;
+            for (size_t j = i; j < tail && freed[j]; j++)
+                run += size[j];
+            assert_true(listed_at(r, blk[i]));
+            runs_bytes += run;
+        } else if (freed[i]) {
+            assert_false(listed_at(r, blk[i]));
+        }
+    }
+    assert_ptr_equal(r->bump, tail < n ? blk[tail] : guard ? blk[n - 1] + size[n - 1] + 16 : r->bump);
+    assert_int_equal(r->free_bytes, runs_bytes);
+    rp_heap_check(r);
+    for (size_t i = 0; i < tail; i++) /* a block inside a run: a double free */
+        if (freed[i] && i > 0 && freed[i - 1]) {
+            misuse_seen = (reap_misuse_kind_t)-1;
+            reap_set_misuse_handler(note_misuse, NULL);
+            reap_free(r, blk[i]);
+            reap_set_misuse_handler(NULL, NULL);
+            assert_int_equal(misuse_seen, REAP_MISUSE_DOUBLE_FREE);
+            assert_int_equal(r->free_bytes, runs_bytes);
+            break;
+        }
+    reap_destroy(r);
+}
+
+static void a_sweep_joins_every_run_across_bitmap_words(void **state)
+{
+    (void)state;
+    for (unsigned seed = 1; seed <= 200; seed++)
+        sweep_one_pattern(seed, seed % 2 == 0);
+}
+
 /* The frontier's chunk first, while it has room (the inline bump, which
  * knows nothing of the lists, stays open); then freed blocks of a
  * request's size, before a new chunk. */
@@ -475,6 +593,7 @@ int main(void)
         cmocka_unit_test(a_small_rest_goes_with_the_block),
         cmocka_unit_test(an_eight_byte_block_is_used_again),
         cmocka_unit_test(a_block_over_three_bitmap_words_is_taken_whole),
+        cmocka_unit_test(a_sweep_joins_every_run_across_bitmap_words),
         cmocka_unit_test(the_frontier_comes_before_the_lists),
         cmocka_unit_test(a_full_chunk_sweeps_before_growing),
         cmocka_unit_test(everything_freed_is_used_again_in_every_order),
