@@ -76,17 +76,14 @@ mutant alloc.c "a pointer where no block starts" \
     'return (w->start & bit) ? P_LIVE : P_FOREIGN;' 'return P_LIVE;'
 mutant alloc.c "the fast free's freed-bit test" \
     'if (RP_UNLIKELY(!(w->start & ~w->freed & bit)))' 'if (RP_UNLIKELY(!(w->start & bit)))'
-mutant alloc.c "the fast free's owner test" \
-    'if (RP_UNLIKELY(c == NULL || c->key != rp_chunk_key(c) || c->reap != r))' \
-    'if (RP_UNLIKELY(c == NULL || c->key != rp_chunk_key(c)))'
+mutant alloc.c "the fast free's chunk test" 'if (rp_chunk_not_owned(c, r))' 'if (c == NULL)'
+mutant internal.h "a chunk of another reap (the free's and the lists' owner test)" \
+    '|| RP_UNLIKELY(c->reap != r);' ';'
 mutant alloc.c "the fast free's alignment test" 'if (RP_UNLIKELY((uintptr_t)p & 7))' 'if (0)'
-mutant leaheap.c "a freed object written to (its link checked)" \
-    'if (RP_UNLIKELY(!(w->start & w->freed & rp_bit(b))))' 'if (0)'
-mutant region.h "a freed object written to (the pop's bits)" \
-    'if (RP_UNLIKELY(!(w->start & w->freed & rp_bit(b))))' 'if (0)'
-mutant region.h "a freed object written to (the pop's owner)" \
-    'if (RP_UNLIKELY(c == NULL || c->key != rp_chunk_key(c) || c->reap != r))' \
-    'if (RP_UNLIKELY(c == NULL || c->key != rp_chunk_key(c)))'
+mutant region.h "a freed object written to (the lists' bits test)" \
+    'return RP_LIKELY(w->start & w->freed & rp_bit(b)) ? w : NULL;' 'return w;'
+mutant region.h "a freed object written to (the lists' chunk test)" \
+    'if (rp_chunk_not_owned(c, r))' 'if (c == NULL)'
 mutant leaheap.c "a freed object written to (reported)" \
     'rp_misuse(REAP_MISUSE_CORRUPTION, "a freed object was written to:", r, b);' '(void)0;'
 mutant alloc.c "a NULL reap" 'if (RP_LIKELY(r != NULL))' 'if (1)'

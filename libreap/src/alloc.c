@@ -306,7 +306,7 @@ static inline bool free_fast(reap_t *r, char *p)
     uintptr_t start = (uintptr_t)c->start;
     if ((uintptr_t)p - start >= c->size) {
         c = rp_chunk_aligned(p, &start);
-        if (RP_UNLIKELY(c == NULL || c->key != rp_chunk_key(c) || c->reap != r))
+        if (rp_chunk_not_owned(c, r))
             return false;
     }
     /* 8-aligned: a start bit says the rest (a 16-byte grain starts blocks

@@ -105,6 +105,9 @@ static inline rp_pair_t *rp_pair(uintptr_t bias, const void *p)
     return (rp_pair_t *)(bias + ((uintptr_t)p >> 9 << 4));
 }
 static inline uint64_t rp_bit(const void *p) { return (uint64_t)1 << ((uintptr_t)p >> 3 & 63); }
+/* The bits of p's word from p's on, and up to p's included. */
+static inline uint64_t rp_bits_from(const void *p) { return ~(rp_bit(p) - 1); }
+static inline uint64_t rp_bits_through(const void *p) { return (rp_bit(p) << 1) - 1; }
 
 /* ---- chunks ----------------------------------------------------------------- */
 
@@ -145,6 +148,13 @@ _Static_assert(sizeof(rp_chunk_t) == 64, "a descriptor's header is a cache line"
 #define RP_CHUNK_SALT ((uintptr_t)0x7e4a9c3b5d1f0e29ull)
 #define RP_SOLO_SALT ((uintptr_t)0x3c1d5e8f29a7b460ull)
 static inline uintptr_t rp_chunk_key(const rp_chunk_t *c) { return (uintptr_t)c ^ RP_CHUNK_SALT; }
+/* c, a lookup's answer (NULL or any descriptor-shaped memory the base
+ * allocator owns), is not a live bumped chunk of r: what a free and a
+ * take from the lists check before they trust its bits. */
+static inline bool rp_chunk_not_owned(const rp_chunk_t *c, const reap_t *r)
+{
+    return RP_UNLIKELY(c == NULL) || RP_UNLIKELY(c->key != rp_chunk_key(c)) || RP_UNLIKELY(c->reap != r);
+}
 static inline uintptr_t rp_solo_key(const rp_chunk_t *c) { return (uintptr_t)c ^ RP_SOLO_SALT; }
 /* A solo chunk whose object was freed keeps this key until its memory is
  * used again, so a second free of it is told as a double free. */
@@ -179,7 +189,7 @@ static inline uintptr_t rp_pair_bias(const rp_chunk_t *c, uintptr_t start)
 static inline char *rp_next_start_in(const rp_pair_t *w, const char *p)
 {
     uintptr_t base = (uintptr_t)p & ~(uintptr_t)511;
-    uint64_t above = w->start & ~((rp_bit(p) << 1) - 1); /* past p's bit */
+    uint64_t above = w->start & ~rp_bits_through(p); /* past p's bit */
     while (above == 0) { /* the block reaches into the next 512 bytes */
         w++;
         base += 512;

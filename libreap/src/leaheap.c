@@ -88,10 +88,8 @@ static RP_ALWAYS_INLINE rp_chunk_t *listed_chunk(const reap_t *r, const char *b,
 {
     uintptr_t start;
     rp_chunk_t *c = rp_chunk_block(b, &start);
-    if (RP_UNLIKELY(!c || c->key != rp_chunk_key(c) || c->reap != r))
-        return NULL;
-    rp_pair_t *w = rp_pair_in(c, start, b);
-    if (RP_UNLIKELY(!(w->start & w->freed & rp_bit(b))))
+    rp_pair_t *w = rp_listed_pair(r, c, start, b);
+    if (RP_UNLIKELY(w == NULL))
         return NULL;
     *wp = w;
     if (i < RP_NEXACT && !check_size) {
@@ -223,7 +221,7 @@ static char *next_freed(const rp_chunk_t *c, const char *p)
     if (p >= rp_chunk_end(c))
         return NULL;
     const rp_pair_t *w = rp_pair_at(c, p);
-    uint64_t bits = w->start & w->freed & ~(rp_bit(p) - 1);
+    uint64_t bits = w->start & w->freed & rp_bits_from(p);
     uintptr_t base = (uintptr_t)p & ~(uintptr_t)511;
     while (bits == 0) {
         base += 512;
@@ -280,23 +278,22 @@ static bool sweep_chunk(reap_t *r, rp_chunk_t *c)
         uint64_t start = w->start, freed = w->freed;
         uint64_t ahead = ~(uint64_t)0; /* the bits not read yet */
         for (;;) {
-            if (!run) { /* the next freed block starts a run */
-                uint64_t next = start & freed & ahead;
-                if (!next)
-                    break;
-                unsigned k = (unsigned)__builtin_ctzll(next);
-                run = (char *)(base + 8 * k);
-                ahead = ~(uint64_t)0 << k << 1;
-                continue;
-            }
-            uint64_t live = start & ~freed & ahead; /* the next live block ends it */
-            start &= ~(live ? ahead & ((live & -live) - 1) : ahead); /* joined */
-            if (!live)
+            /* out of a run, the next freed block starts one; in one, the
+             * next live block ends it, and the starts before it join */
+            uint64_t next = start & ahead & (run ? ~freed : freed);
+            if (run)
+                start &= ~(next ? ahead & ((next & -next) - 1) : ahead);
+            if (!next)
                 break;
-            unsigned k = (unsigned)__builtin_ctzll(live);
-            if (r->heap)
-                rp_heap_file(r, r->heap, run, (size_t)(base + 8 * k - (uintptr_t)run));
-            run = NULL;
+            unsigned k = (unsigned)__builtin_ctzll(next);
+            char *at = (char *)(base + 8 * k);
+            if (!run)
+                run = at;
+            else {
+                if (r->heap)
+                    rp_heap_file(r, r->heap, run, (size_t)(at - run));
+                run = NULL;
+            }
             ahead = ~(uint64_t)0 << k << 1;
         }
         w->start = start;

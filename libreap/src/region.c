@@ -167,13 +167,13 @@ static uint64_t starts_between(uintptr_t bits, const char *from, const char *to)
     if (from >= to)
         return 0;
     const rp_pair_t *w = rp_pair(bits, from), *last = rp_pair(bits, to - 1);
-    uint64_t lead = ~(rp_bit(from) - 1), trail = (rp_bit(to - 1) << 1) - 1; /* 0: all */
+    uint64_t lead = rp_bits_from(from), trail = rp_bits_through(to - 1);
     if (w == last)
-        return (uint64_t)__builtin_popcountll(w->start & lead & (trail ? trail : ~(uint64_t)0));
+        return (uint64_t)__builtin_popcountll(w->start & lead & trail);
     uint64_t n = (uint64_t)__builtin_popcountll(w->start & lead);
     while (++w < last)
         n += (uint64_t)__builtin_popcountll(w->start);
-    return n + (uint64_t)__builtin_popcountll(w->start & (trail ? trail : ~(uint64_t)0));
+    return n + (uint64_t)__builtin_popcountll(w->start & trail);
 }
 
 uint64_t rp_starts_between(uintptr_t bits, const char *from, const char *to)
@@ -195,7 +195,7 @@ void rp_freed_clear_range(const rp_chunk_t *c, char *b, char *e)
     if (b >= e)
         return;
     rp_pair_t *w = rp_pair_at(c, b), *last = rp_pair_at(c, e - 1);
-    uint64_t lead = ~(rp_bit(b) - 1), trail = (rp_bit(e - 1) << 1) - 1; /* from b; to e - 1 */
+    uint64_t lead = rp_bits_from(b), trail = rp_bits_through(e - 1);
     if (w == last) {
         w->freed &= ~(lead & trail);
         return;

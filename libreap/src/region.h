@@ -111,6 +111,19 @@ static RP_ALWAYS_INLINE void rp_freed_clear(const rp_chunk_t *c, rp_pair_t *w, c
         rp_freed_clear_range(c, b, b + size);
 }
 
+/* The pair of b, a block on one of r's lists, found in chunk c (a
+ * lookup's answer; start, its first byte), when c is r's and b's bits
+ * say a freed block starts there; NULL when not: the program wrote over
+ * the link that led to b. */
+static RP_ALWAYS_INLINE rp_pair_t *rp_listed_pair(const reap_t *r, const rp_chunk_t *c, uintptr_t start,
+                                                  const void *b)
+{
+    if (rp_chunk_not_owned(c, r))
+        return NULL;
+    rp_pair_t *w = rp_pair_in(c, start, b);
+    return RP_LIKELY(w->start & w->freed & rp_bit(b)) ? w : NULL;
+}
+
 /* The freed lists' commonest take (leaheap.c has the others): the first
  * block of bsize's exact list, as filed.  rp_heap_poppable() says whether
  * there is one: r has lists and bsize's exact list holds a block. */
@@ -132,10 +145,8 @@ static RP_ALWAYS_INLINE char *rp_heap_pop(reap_t *r, size_t bsize)
     char *b = h->list[i];
     uintptr_t start;
     rp_chunk_t *c = rp_chunk_aligned(b, &start);
-    if (RP_UNLIKELY(c == NULL || c->key != rp_chunk_key(c) || c->reap != r))
-        return NULL;
-    rp_pair_t *w = rp_pair_in(c, start, b);
-    if (RP_UNLIKELY(!(w->start & w->freed & rp_bit(b))))
+    rp_pair_t *w = rp_listed_pair(r, c, start, b);
+    if (RP_UNLIKELY(w == NULL))
         return NULL;
     rp_ann_quiet_begin(); /* the link lives in freed memory */
     void *next = *(void **)(void *)b;
