@@ -4,7 +4,8 @@
  * test_release_thread.c - the release thread (libreap/src/base/release.c):
  * memory freed by a burst goes back to the OS although the program makes
  * no allocator call after its last free, and a forked child that makes
- * none at all gives back what it inherited, through a thread of its own.
+ * none at all gives back what it inherited, through a thread of its own;
+ * empties past REAP_RETAIN_MAX go back by the thread, not by the frees.
  * What is asserted are the thread's counters (its trims after the quiet
  * interval, the bytes it returned), read with plain atomic loads, which
  * are no allocator calls; a wait for them is bounded, never timed.
@@ -41,6 +42,7 @@ static int setup(void **state)
      * although the next decay period is a minute away */
     setenv("REAP_DECAY_MS", "60000", 1);
     setenv("REAP_RELEASE", "on", 1);
+    setenv("REAP_RETAIN_MAX", "4m", 1); /* a burst passes it (test_over_cap) */
     rp_hd_init();
     return 0;
 }
@@ -141,6 +143,32 @@ static void test_idle_off(void **state)
     assert_true(wait_trims(t0));
 }
 
+/* Past REAP_RETAIN_MAX, the frees that fill the global heap give nothing
+ * back themselves while the thread runs: they wake it, and it gives the
+ * excess back, with no whole trim (idle trims off) and a decay period a
+ * minute away.  What went back is the thread's, and what stays is at most
+ * the cap. */
+static uint64_t global_empty(void)
+{
+    rp_hoard_stats_t st;
+    rp_hoard_get_stats(&st); /* under the heaps' locks; not an operation */
+    return st.global_empty;
+}
+
+static void test_over_cap(void **state)
+{
+    (void)state;
+    rp_hd_release_set_idle(0);
+    uint64_t t0 = trims(), g0 = given();
+    burst();
+    for (long t = 0; t < WAIT_MS && (given() - g0 < BURST / 2 || global_empty() > (4u << 20)); t += 10)
+        sleep_ms(10);
+    assert_true(given() - g0 >= BURST / 2);
+    assert_true(global_empty() <= (4u << 20));
+    assert_int_equal(trims(), t0);
+    rp_hd_release_set_idle(300);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +176,7 @@ int main(void)
         cmocka_unit_test(test_woken_by_activity),
         cmocka_unit_test(test_across_fork),
         cmocka_unit_test(test_idle_off),
+        cmocka_unit_test(test_over_cap),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -117,8 +117,11 @@ rp_hd_heap_t *rp_hd_lock_owner(rp_hd_sb_t *sb)
  * decay period, so a program that frees and reallocates its working set
  * in a loop does not pay page faults every time, while a server's
  * footprint falls within about 2 * decay_ms after a peak (at the next
- * operation of the global heap; rp_hoard_trim() forces it).  Past
- * retain_max bytes of empties nothing waits.  Global heap locked. */
+ * operation of the global heap, or the release thread's next period;
+ * rp_hoard_trim() forces it).  Past retain_max bytes of empties nothing
+ * waits for the decay: they go back at once, or, with the release thread
+ * running, as soon as it wakes (release_excess_inline).  Global heap
+ * locked. */
 
 static void give_back_sb(rp_hd_heap_t *g, rp_hd_sb_t *sb)
 {
@@ -159,6 +162,53 @@ static void release_excess(rp_hd_heap_t *g, bool force)
     uint32_t stale;
     if (rp_hd_decay_tick(&g->decay, &stale))
         give_back_older(g, keep, false, stale); /* empty since before the last period began */
+}
+
+/* The free path's share.  While the release thread runs, nothing goes
+ * back from here: the thread runs the clock every period, and empties
+ * past retain_max poke it at once (once, until it has given them back),
+ * so a free that empties hundreds of superblocks is not held up by their
+ * system calls and TLB flushes, jemalloc's choice with its background
+ * thread.  Without the thread, the clock runs here.  Global heap locked. */
+static void release_excess_inline(rp_hd_heap_t *g)
+{
+    if (atomic_load_explicit(&rp_hd_bg.state, memory_order_relaxed) != RP_HD_BG_RUNNING) {
+        release_excess(g, false);
+        return;
+    }
+    if (!g->cap_poked && g->nempty > rp_hd_opt.retain_max / sb_bytes()) {
+        g->cap_poked = true;
+        rp_hd_release_wake_slow();
+    }
+}
+
+/* The thread's share of the cap (rp_hd_heap_decay): the newest empties
+ * past retain_max go back in batches, the lock let go around each batch's
+ * system calls so that the frees filling the heap meanwhile do not wait
+ * for them.  A fork in that moment leaves the child up to a batch of
+ * superblocks (1 MiB by default) that no heap owns: address space its
+ * pages, shared with the parent's, never fill.  Global heap locked on
+ * entry and on return. */
+static void release_over_cap(rp_hd_heap_t *g)
+{
+    size_t s = sb_bytes(), cap = rp_hd_opt.retain_max / s;
+    while (g->nempty > cap) {
+        rp_hd_sb_t *batch = NULL;
+        for (int i = 0; i < 16 && g->nempty > cap; i++) {
+            rp_hd_sb_t *sb = g->empty;
+            drop(g, sb);
+            sb->next = batch;
+            batch = sb;
+        }
+        pthread_mutex_unlock(&g->lock);
+        while (batch) {
+            rp_hd_sb_t *next = batch->next;
+            rp_hd_space_give(batch, s);
+            batch = next;
+        }
+        pthread_mutex_lock(&g->lock);
+    }
+    g->cap_poked = false;
 }
 
 /* Carves a batch of superblocks (fewer when the lowest free span is
@@ -210,7 +260,7 @@ static void transfer_out(rp_hd_heap_t *h, rp_hd_sb_t *sb)
     pthread_mutex_lock(&g->lock);
     adopt(g, sb);
     if (sb->used == 0)
-        release_excess(g, false);
+        release_excess_inline(g);
     pthread_mutex_unlock(&g->lock);
 }
 
@@ -360,7 +410,7 @@ static void gave(rp_hd_heap_t *h, rp_hd_sb_t *sb, uint32_t n)
         rp_hd_sb_reset(sb);
     file_sb(h, sb); /* to the front of its group: Hoard's move-to-front */
     if (sb->used == 0 && h == global_heap())
-        release_excess(h, false);
+        release_excess_inline(h);
 }
 
 void rp_hd_heap_give_chain(rp_hd_heap_t *h, rp_hd_sb_t *sb, void *head, void *tail, uint32_t n)
@@ -452,7 +502,7 @@ static void shed_idle_heaps(rp_hd_heap_t *h)
     }
     rp_hd_heap_t *g = global_heap();
     pthread_mutex_lock(&g->lock);
-    release_excess(g, false);
+    release_excess_inline(g);
     pthread_mutex_unlock(&g->lock);
 }
 
@@ -640,6 +690,7 @@ bool rp_hd_heap_decay(void)
     }
     rp_hd_heap_t *g = global_heap();
     pthread_mutex_lock(&g->lock);
+    release_over_cap(g);
     release_excess(g, false);
     pending |= g->nempty > rp_hd_opt.retain_bytes / sb_bytes();
     pthread_mutex_unlock(&g->lock);

@@ -511,6 +511,8 @@ typedef struct rp_hd_heap {
     rp_hd_sb_t *empty;             /* superblocks with used == 0, any class */
     size_t nempty;
     rp_hd_decay_t decay;           /* stamps of the empties (empty_epoch) */
+    bool cap_poked;                /* global: the release thread was woken for empties
+                                    * past retain_max and has not given them back yet */
     uint32_t balances;             /* rp_hd_heap_balance calls (heap.c's sweep) */
     uint64_t to_global, from_global; /* superblock transfers */
 } __attribute__((aligned(64))) rp_hd_heap_t;
