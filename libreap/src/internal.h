@@ -326,7 +326,7 @@ typedef struct rp_options {
                              * many 1/64ths of the footprint */
 } rp_options_t;
 
-extern rp_options_t rp_opt;
+extern rp_options_t rp_opt RP_INTERNAL;
 void rp_options_init(void);
 
 /* Reports a misuse (util/misuse.h, reap.h's handler) and aborts, or
@@ -354,7 +354,7 @@ void rp_region_once(void);
 /* rp_options_init() and rp_region_once(), done: what a reap needs before
  * its first chunk.  The check is one load on the path of every
  * reap_create; pthread_once's call stays off it. */
-extern _Atomic bool rp_ready;
+extern _Atomic bool rp_ready RP_INTERNAL;
 static inline void rp_reap_once(void)
 {
     if (RP_UNLIKELY(!atomic_load_explicit(&rp_ready, memory_order_acquire))) {

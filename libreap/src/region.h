@@ -13,10 +13,10 @@
  * rp_desc_min_shift up, in the superblock's first slot, rp_desc_off[s]
  * from it and shifted by a colour (rp_desc_colours[s] masks the
  * superblock's number); below, at the chunk's start, rp_desc_bytes[s]. */
-extern unsigned rp_desc_min_shift;
-extern intptr_t rp_desc_off[64];
-extern uint32_t rp_desc_colours[64];
-extern uint32_t rp_desc_bytes[64];
+extern unsigned rp_desc_min_shift RP_INTERNAL;
+extern intptr_t rp_desc_off[64] RP_INTERNAL;
+extern uint32_t rp_desc_colours[64] RP_INTERNAL;
+extern uint32_t rp_desc_bytes[64] RP_INTERNAL;
 
 /* Bytes a chunk of size bytes spends on a descriptor at its start (0 when
  * it keeps it in its superblock's first slot). */

@@ -27,14 +27,16 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "../util/common.h" /* RP_INTERNAL */
+
 #define RP_BASE_MAP_BITS 48 /* user addresses the map covers */
 #define RP_BASE_MAP_TOP_SHIFT 32
 #define RP_BASE_MAP_ALIGNED 0x80u
 #define RP_BASE_MAP_CONT_MAX 0x7fu
 
-extern _Atomic(_Atomic uint8_t *) rp_base_map_top[(size_t)1 << (RP_BASE_MAP_BITS - RP_BASE_MAP_TOP_SHIFT)];
-extern unsigned rp_base_map_shift;   /* log2(S) */
-extern uintptr_t rp_base_map_leaf_mask; /* granules in a leaf, less one */
+extern _Atomic(_Atomic uint8_t *) rp_base_map_top[(size_t)1 << (RP_BASE_MAP_BITS - RP_BASE_MAP_TOP_SHIFT)] RP_INTERNAL;
+extern unsigned rp_base_map_shift RP_INTERNAL;   /* log2(S) */
+extern uintptr_t rp_base_map_leaf_mask RP_INTERNAL; /* granules in a leaf, less one */
 
 /* The byte of p's granule (relaxed: a granule changes only while its
  * memory changes hands, and a pointer into such memory is a misuse). */

@@ -135,7 +135,7 @@ typedef struct rp_hd_options {
                               (read and written atomically: reap_base_idle_release) */
 } rp_hd_options_t;
 
-extern rp_hd_options_t rp_hd_opt;
+extern rp_hd_options_t rp_hd_opt RP_INTERNAL;
 
 /* REAP_TCACHE_AFTER's default.  A program's threads call malloc all the
  * time, and a thread's first frees are best checked from a cache (a block
@@ -165,7 +165,7 @@ typedef struct rp_hd_counters {
     _Atomic uint64_t returned;     /* bytes given back to the OS, ever */
 } __attribute__((aligned(64))) rp_hd_counters_t;
 
-extern rp_hd_counters_t rp_hd_cnt;
+extern rp_hd_counters_t rp_hd_cnt RP_INTERNAL;
 
 /* Initialises an allocator lock (heaps, large objects) as an adaptive
  * mutex: they are held for a few list operations, so a thread that finds
@@ -224,7 +224,7 @@ typedef struct rp_hd_region {
     _Atomic size_t len;      /* readable from base */
     size_t cap;              /* reserved */
 } __attribute__((aligned(64))) rp_hd_region_t;
-extern rp_hd_region_t rp_hd_region;
+extern rp_hd_region_t rp_hd_region RP_INTERNAL;
 void rp_hd_os_region_init(void);
 /* A reserve for space.c: from the region while it lasts, else mapped. */
 void *rp_hd_os_reserve_space(size_t len, size_t align);
@@ -279,7 +279,7 @@ typedef struct rp_hd_classes {
     uint8_t aligned64[RP_HD_MAX_CLASSES];   /* smallest class >= c whose size is a multiple of 64 */
 } rp_hd_classes_t;
 
-extern rp_hd_classes_t rp_hd_sc;
+extern rp_hd_classes_t rp_hd_sc RP_INTERNAL;
 
 /* Builds the table for superblocks of sb_size bytes: exact classes every 16
  * bytes up to 128, then each at most 1.2 times the one before, up to S/2. */
@@ -358,7 +358,7 @@ _Static_assert(offsetof(rp_hd_sb_t, cls) < 64 &&
 /* rp_hd_sb_list_push/insert/unlink: a heap's lists of superblocks. */
 RP_LIST(rp_hd_sb_list, rp_hd_sb_t, next, prev)
 
-extern size_t rp_hd_sb_mask; /* ~(S - 1) */
+extern size_t rp_hd_sb_mask RP_INTERNAL; /* ~(S - 1) */
 
 /* Where sb's blocks start. */
 static inline char *rp_hd_sb_blocks(const rp_hd_sb_t *sb)
@@ -517,8 +517,8 @@ typedef struct rp_hd_heap {
     uint64_t to_global, from_global; /* superblock transfers */
 } __attribute__((aligned(64))) rp_hd_heap_t;
 
-extern rp_hd_heap_t *rp_hd_heaps; /* [0] global, [1..rp_hd_nheaps] */
-extern uint32_t rp_hd_nheaps;
+extern rp_hd_heap_t *rp_hd_heaps RP_INTERNAL; /* [0] global, [1..rp_hd_nheaps] */
+extern uint32_t rp_hd_nheaps RP_INTERNAL;
 
 void rp_hd_heaps_init(void);
 /* Locks the heap owning sb (stable while held); returns it. */
@@ -688,12 +688,12 @@ extern __thread rp_hd_tcache_t *rp_hd_tls RP_HD_TLS_MODEL;
 /* What rp_hd_tls points to before a thread's first allocation, instead of
  * NULL, so the fast paths test nothing: no heap (no superblock's owner),
  * empty bins, caps 0.  Never written. */
-extern rp_hd_tcache_t rp_hd_none;
+extern rp_hd_tcache_t rp_hd_none RP_INTERNAL;
 /* What a thread without a cache of its own uses: caps 0, so each malloc
  * takes one block and each free gives its block back under the heap's
  * lock (tcache.c; a thread before its first tcache_after calls, or
  * exiting).  Never written. */
-extern rp_hd_tcache_t rp_hd_nocache;
+extern rp_hd_tcache_t rp_hd_nocache RP_INTERNAL;
 
 /* tc is a thread's own cache, not one of the two shared ones. */
 static inline bool rp_hd_own_cache(const rp_hd_tcache_t *tc)
@@ -748,7 +748,7 @@ void rp_hd_tcache_fork(int phase);
  * so a read or write of it faults; NULL when the region is used up (or
  * cannot be mapped): the caller hands out a 16-byte block instead. */
 void *rp_hd_zero_alloc(void);
-extern char *_Atomic rp_hd_zero_base;
+extern char *_Atomic rp_hd_zero_base RP_INTERNAL;
 #define RP_HD_ZERO_BYTES ((size_t)64 << 20)
 /* Whether p is one of them: its free is a no-op, its size 0. */
 static inline bool rp_hd_zero_has(const void *p)
@@ -822,7 +822,7 @@ typedef struct rp_hd_release {
     _Atomic uint64_t trims;    /* whole trims after idle_ms of quiet */
     _Atomic uint64_t returned; /* bytes given back to the OS in its periods and trims */
 } __attribute__((aligned(64))) rp_hd_release_t;
-extern rp_hd_release_t rp_hd_bg;
+extern rp_hd_release_t rp_hd_bg RP_INTERNAL;
 
 void rp_hd_release_init(void);
 /* Starts the thread when it is not running and the allocator holds
@@ -882,7 +882,7 @@ typedef struct rp_hd_once {
     _Atomic int ready;   /* rp_hd_init() has finished */
     _Atomic int claimed; /* a thread has begun it */
 } __attribute__((aligned(64))) rp_hd_once_t;
-extern rp_hd_once_t rp_hd_once;
+extern rp_hd_once_t rp_hd_once RP_INTERNAL;
 
 /* malloc-like: NULL (errno ENOMEM) on failure; size 0 gives a unique block. */
 void *rp_hoard_malloc(size_t size);

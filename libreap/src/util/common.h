@@ -40,6 +40,11 @@ static const bool config_debug = false;
  * reap_malloc() moved reapbench's region rows by 9% with the same
  * instructions (docs/benchmarks.md, "Where the code lies"). */
 #define RP_HOT_ALIGN __attribute__((aligned(64)))
+/* On the declaration of a global that only libreap's own objects read:
+ * -fvisibility=hidden hides definitions, but an extern declaration
+ * without this is read through the GOT (a load of its address, then of
+ * it), in case another module defines it. */
+#define RP_INTERNAL __attribute__((visibility("hidden")))
 
 #ifdef REAP_DEBUG
 #include <stdlib.h>

@@ -26,8 +26,8 @@
 
 /* REAP_MISUSE: the index of the word in rp_misuse_words. */
 enum { RP_MISUSE_ABORT = 0, RP_MISUSE_REPORT = 1 };
-extern size_t rp_misuse_mode;
-extern const char *const rp_misuse_words[]; /* "abort", "report", NULL */
+extern size_t rp_misuse_mode RP_INTERNAL;
+extern const char *const rp_misuse_words[] RP_INTERNAL; /* "abort", "report", NULL */
 
 /* A report being built: at most RP_LINE_MAX bytes, cut short beyond. */
 #define RP_LINE_MAX 240

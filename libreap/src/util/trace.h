@@ -126,7 +126,7 @@ static inline int64_t rp_unzigzag(uint64_t z) { return (int64_t)(z >> 1) ^ -(int
 /* Non-zero while this library records: the one test on every operation.
  * In libreap-malloc.so it is also non-zero before the first malloc has
  * read REAP_TRACE (rp_trace_alloc and friends then read it). */
-extern int rp_trace_state;
+extern int rp_trace_state RP_INTERNAL;
 /* rp_trace_state, read as the atomic it is (a failing write turns tracing
  * off while other threads test it): a plain load on every target. */
 static inline int rp_tracing(void) { return __atomic_load_n(&rp_trace_state, __ATOMIC_RELAXED); }
