@@ -476,6 +476,7 @@ void rp_region_release_all(reap_t *r)
     rp_chunk_t *c = r->chunk;
     while (c) {
         rp_chunk_t *older = c->older;
+        __builtin_prefetch(older); /* its miss overlaps c's give-back (NULL: dropped) */
         if (c != r->first) {
             if (rp_chunk_solo(c))
                 solo_give(r, c, 0);
