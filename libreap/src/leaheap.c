@@ -335,9 +335,13 @@ rp_heap_t *rp_heap_ensure(reap_t *r)
 /* The lists say nothing. */
 static void heap_reset(reap_t *r)
 {
-    if (r->heap) {
-        memset(r->heap->map, 0, sizeof r->heap->map);
-        r->heap->cut = false;
+    rp_heap_t *h = r->heap;
+    if (h) {
+        for (unsigned w = 0; w < (RP_NLISTS + 63) / 64; w++)
+            for (uint64_t bits = h->map[w]; bits; bits &= bits - 1)
+                h->list[w * 64 + (unsigned)__builtin_ctzll(bits)] = NULL;
+        memset(h->map, 0, sizeof h->map);
+        h->cut = false;
     }
 }
 
@@ -443,8 +447,11 @@ static void heap_check(const reap_t *r)
     if (!r->heap)
         return;
     for (unsigned i = 1; i < RP_NLISTS; i++) {
-        if (!listed(r->heap, i))
+        if (!listed(r->heap, i)) {
+            if (r->heap->list[i] != NULL)
+                check_fail(r, r->heap->list[i], "an empty list has a first block");
             continue;
+        }
         for (char *b = r->heap->list[i]; b; b = *(char **)(void *)b) {
             if (entry_size(r, b, i) == 0)
                 check_fail(r, b, "a listed block is not the freed block its list says");
