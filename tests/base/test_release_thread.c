@@ -5,17 +5,21 @@
  * memory freed by a burst goes back to the OS although the program makes
  * no allocator call after its last free, and a forked child that makes
  * none at all gives back what it inherited, through a thread of its own;
- * empties past REAP_RETAIN_MAX go back by the thread, not by the frees.
+ * empties past REAP_RETAIN_MAX go back by the thread, not by the frees,
+ * and a fork while it gives them back waits for the batch.
  * What is asserted are the thread's counters (its trims after the quiet
  * interval, the bytes it returned), read with plain atomic loads, which
  * are no allocator calls; a wait for them is bounded, never timed.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,6 +159,21 @@ static uint64_t global_empty(void)
     return st.global_empty;
 }
 
+/* Every superblock is a heap's or the space's: the address space taken
+ * from the region is what the space holds free plus S for each superblock
+ * a heap owns (no large object is live in this program).  All heaps
+ * locked, which also waits out a batch the release thread is giving. */
+static bool accounted(void)
+{
+    size_t owned = 0;
+    rp_hd_heaps_lock_all();
+    for (uint32_t i = 0; i <= rp_hd_nheaps; i++)
+        owned += rp_hd_heaps[i].nsb;
+    size_t free_space = rp_hd_space_bytes();
+    rp_hd_heaps_unlock_all(false);
+    return atomic_load(&rp_hd_region.len) == free_space + owned * rp_hd_opt.sb_size;
+}
+
 static void test_over_cap(void **state)
 {
     (void)state;
@@ -166,6 +185,57 @@ static void test_over_cap(void **state)
     assert_true(given() - g0 >= BURST / 2);
     assert_true(global_empty() <= (4u << 20));
     assert_int_equal(trims(), t0);
+    assert_true(accounted());
+    rp_hd_release_set_idle(300);
+}
+
+/* madvise as the library calls it: the system call, unless
+ * test_fork_mid_batch holds the release thread in it. */
+static pthread_t main_thread;
+static _Atomic int hold;    /* 1: another thread's next madvise waits for the fork */
+static _Atomic int holding; /* it is waiting */
+static _Atomic int forked;  /* the main thread has forked */
+
+int madvise(void *addr, size_t len, int advice)
+{
+    int one = 1;
+    if (!pthread_equal(pthread_self(), main_thread) && atomic_compare_exchange_strong(&hold, &one, 0)) {
+        atomic_store(&holding, 1);
+        /* at most 300 ms: a fork that waits for this batch waits for this */
+        for (long t = 0; t < 300 && !atomic_load(&forked); t++)
+            sleep_ms(1);
+        atomic_store(&holding, 0);
+    }
+    return (int)syscall(SYS_madvise, addr, len, advice);
+}
+
+/* A fork while the release thread gives a batch of empties back, the
+ * global heap's lock let go: the fork waits for the batch, so that the
+ * child inherits every superblock in a heap or in the space.  The thread
+ * is held in the batch's first madvise (its only system call with idle
+ * trims off and a decay period a minute away) until the main thread has
+ * forked, or 300 ms have passed. */
+static void test_fork_mid_batch(void **state)
+{
+    (void)state;
+    rp_hd_release_set_idle(0);
+    main_thread = pthread_self();
+    atomic_store(&forked, 0);
+    atomic_store(&hold, 1);
+    burst();
+    for (long t = 0; t < WAIT_MS && !atomic_load(&holding); t++)
+        sleep_ms(1);
+    assert_true(atomic_load(&holding));
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(accounted() ? 0 : 1);
+    atomic_store(&forked, 1);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_true(accounted());
     rp_hd_release_set_idle(300);
 }
 
@@ -177,6 +247,7 @@ int main(void)
         cmocka_unit_test(test_across_fork),
         cmocka_unit_test(test_idle_off),
         cmocka_unit_test(test_over_cap),
+        cmocka_unit_test(test_fork_mid_batch),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

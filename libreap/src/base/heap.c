@@ -185,10 +185,11 @@ static void release_excess_inline(rp_hd_heap_t *g)
 /* The thread's share of the cap (rp_hd_heap_decay): the newest empties
  * past retain_max go back in batches, the lock let go around each batch's
  * system calls so that the frees filling the heap meanwhile do not wait
- * for them.  A fork in that moment leaves the child up to a batch of
- * superblocks (1 MiB by default) that no heap owns: address space its
- * pages, shared with the parent's, never fill.  Global heap locked on
- * entry and on return. */
+ * for them.  Meanwhile the batch is in no heap and not yet in the space:
+ * g->giving says so, and a fork waits until it is back to false
+ * (rp_hd_heaps_lock_all), or the child would hold up to a batch of
+ * superblocks (1 MiB by default) that nothing owns.  Global heap locked
+ * on entry and on return. */
 static void release_over_cap(rp_hd_heap_t *g)
 {
     size_t s = sb_bytes(), cap = rp_hd_opt.retain_max / s;
@@ -200,6 +201,7 @@ static void release_over_cap(rp_hd_heap_t *g)
             sb->next = batch;
             batch = sb;
         }
+        g->giving = true;
         pthread_mutex_unlock(&g->lock);
         while (batch) {
             rp_hd_sb_t *next = batch->next;
@@ -207,6 +209,7 @@ static void release_over_cap(rp_hd_heap_t *g)
             batch = next;
         }
         pthread_mutex_lock(&g->lock);
+        g->giving = false;
     }
     g->cap_poked = false;
 }
@@ -797,7 +800,15 @@ void rp_hd_heaps_lock_all(void)
 {
     for (uint32_t i = 1; i <= rp_hd_nheaps; i++)
         pthread_mutex_lock(&rp_hd_heaps[i].lock);
-    pthread_mutex_lock(&rp_hd_heaps[0].lock);
+    rp_hd_heap_t *g = &rp_hd_heaps[0];
+    pthread_mutex_lock(&g->lock);
+    /* a batch the release thread is giving back would be no one's in a
+     * child: let it finish (it needs no lock held here but g's) */
+    while (g->giving) {
+        pthread_mutex_unlock(&g->lock);
+        sched_yield();
+        pthread_mutex_lock(&g->lock);
+    }
 }
 
 void rp_hd_heaps_unlock_all(bool reinit)

@@ -513,6 +513,8 @@ typedef struct rp_hd_heap {
     rp_hd_decay_t decay;           /* stamps of the empties (empty_epoch) */
     bool cap_poked;                /* global: the release thread was woken for empties
                                     * past retain_max and has not given them back yet */
+    bool giving;                   /* global: the release thread holds a batch of them,
+                                    * the lock let go (a fork waits it out) */
     uint32_t balances;             /* rp_hd_heap_balance calls (heap.c's sweep) */
     uint64_t to_global, from_global; /* superblock transfers */
 } __attribute__((aligned(64))) rp_hd_heap_t;
@@ -806,6 +808,8 @@ void rp_hd_space_give(void *p, size_t len);
 #define RP_HD_SPAN_MAX 4096
 /* How many spans of free address space there are (tests). */
 size_t rp_hd_space_spans(void);
+/* Bytes of address space the spans hold (tests). */
+size_t rp_hd_space_bytes(void);
 void rp_hd_space_fork(int phase);
 
 /* ---- the release thread (release.c) -------------------------------------- */

@@ -177,6 +177,16 @@ size_t rp_hd_space_spans(void)
     return n;
 }
 
+size_t rp_hd_space_bytes(void)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&space_lock);
+    for (uint32_t i = 0; i < nspans; i++)
+        n += (size_t)(spans[i].end - spans[i].start);
+    pthread_mutex_unlock(&space_lock);
+    return n;
+}
+
 void rp_hd_space_fork(int phase)
 {
     rp_hd_lock_fork(&space_lock, phase);
