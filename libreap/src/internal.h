@@ -208,8 +208,8 @@ static inline char *rp_next_start(const rp_chunk_t *c, const char *p)
  * bytes), then 8 ranged ones per power of two from 1 KiB, the last one
  * open-ended.  map: bit i set iff list[i] holds a block; list[i] is NULL
  * when it holds none, so a block filed takes list[i] as its link without
- * reading the map (the map's bit was a branch that mispredicted on a
- * third to a half of a mixed-size program's frees). */
+ * reading the map (a branch on the map's bit that no predictor gets right
+ * on a program of mixed sizes: a quarter of reap_free's samples). */
 #define RP_NEXACT 128
 #define RP_NLISTS (RP_NEXACT + 8 * 7)
 /* A split's rest smaller than this goes with the block it was cut from:
