@@ -169,7 +169,8 @@ static bool accounted(void)
     rp_hd_heaps_lock_all();
     for (uint32_t i = 0; i <= rp_hd_nheaps; i++)
         owned += rp_hd_heaps[i].nsb;
-    size_t free_space = rp_hd_space_bytes();
+    size_t free_space;
+    rp_hd_space_spans(&free_space);
     rp_hd_heaps_unlock_all(false);
     return atomic_load(&rp_hd_region.len) == free_space + owned * rp_hd_opt.sb_size;
 }

@@ -129,19 +129,19 @@ static void test_neighbours_merge(void **state)
     assert_ptr_equal(b, a + S);
     assert_ptr_equal(c, b + S);
     assert_ptr_equal(d, c + S); /* keeps c off the rest of the reserve */
-    size_t n = rp_hd_space_spans();
+    size_t n = rp_hd_space_spans(NULL);
     rp_hd_space_give(a, S);
-    assert_int_equal(rp_hd_space_spans(), n + 1);
+    assert_int_equal(rp_hd_space_spans(NULL), n + 1);
     rp_hd_space_give(c, S);
-    assert_int_equal(rp_hd_space_spans(), n + 2);
+    assert_int_equal(rp_hd_space_spans(NULL), n + 2);
     rp_hd_space_give(b, S);
-    assert_int_equal(rp_hd_space_spans(), n + 1);
+    assert_int_equal(rp_hd_space_spans(NULL), n + 1);
     char *abc = take(3 * S);
     assert_ptr_equal(abc, a);
-    assert_int_equal(rp_hd_space_spans(), n);
+    assert_int_equal(rp_hd_space_spans(NULL), n);
     rp_hd_space_give(abc, 3 * S);
     rp_hd_space_give(d, S); /* joins abc and the reserve's rest */
-    assert_int_equal(rp_hd_space_spans(), n);
+    assert_int_equal(rp_hd_space_spans(NULL), n);
 }
 
 /* With every slot of the span array used, a give-back that merges with
@@ -158,18 +158,18 @@ static void test_full_array_unmaps(void **state)
     assert_non_null(piece);
     for (size_t i = 0; i < n; i++)
         piece[i] = take(S);
-    size_t spans = rp_hd_space_spans();
+    size_t spans = rp_hd_space_spans(NULL);
     size_t i = 0;
     for (; i < n && spans < RP_HD_SPAN_MAX; i += 2) {
         rp_hd_space_give(piece[i], S);
-        spans = rp_hd_space_spans();
+        spans = rp_hd_space_spans(NULL);
     }
     assert_int_equal(spans, RP_HD_SPAN_MAX);
     assert_true(i + 1 < n);
     /* piece[i]'s neighbours, i - 1 and i + 1, are both carved: it cannot merge */
     uint64_t unmaps = atomic_load(&rp_hd_cnt.unmaps);
     rp_hd_space_give(piece[i], S);
-    assert_int_equal(rp_hd_space_spans(), RP_HD_SPAN_MAX);
+    assert_int_equal(rp_hd_space_spans(NULL), RP_HD_SPAN_MAX);
     assert_int_equal(resident_pages(piece[i], S), rp_hd_in_region(piece[i]) ? 0 : -1);
     assert_int_equal(atomic_load(&rp_hd_cnt.unmaps), unmaps + 1);
     free(piece);
@@ -182,7 +182,7 @@ static void test_refused_purge_unmaps(void **state)
     (void)state;
     char *a = take(S), *b = take(S); /* b keeps a off the reserve's rest */
     memset(a, 1, S);
-    size_t spans = rp_hd_space_spans();
+    size_t spans = rp_hd_space_spans(NULL);
     uint64_t returned = atomic_load(&rp_hd_cnt.returned);
     uint64_t unmaps = atomic_load(&rp_hd_cnt.unmaps);
     uint64_t held = atomic_load(&rp_hd_cnt.mapped);
@@ -190,7 +190,7 @@ static void test_refused_purge_unmaps(void **state)
     rp_hd_space_give(a, S);
     refuse = false;
     assert_int_equal(resident_pages(a, S), -1);
-    assert_int_equal(rp_hd_space_spans(), spans);
+    assert_int_equal(rp_hd_space_spans(NULL), spans);
     assert_int_equal(atomic_load(&rp_hd_cnt.returned), returned + S);
     assert_int_equal(atomic_load(&rp_hd_cnt.unmaps), unmaps + 1);
     assert_int_equal(atomic_load(&rp_hd_cnt.mapped), held - S);

@@ -806,10 +806,9 @@ void *rp_hd_space_take(size_t want, size_t min, size_t *got);
 void rp_hd_space_give(void *p, size_t len);
 /* Spans of free address space kept at most: 64 KiB of them (space.c). */
 #define RP_HD_SPAN_MAX 4096
-/* How many spans of free address space there are (tests). */
-size_t rp_hd_space_spans(void);
-/* Bytes of address space the spans hold (tests). */
-size_t rp_hd_space_bytes(void);
+/* How many spans of free address space there are, and (bytes, unless
+ * NULL) how much address space they hold (tests). */
+size_t rp_hd_space_spans(size_t *bytes);
 void rp_hd_space_fork(int phase);
 
 /* ---- the release thread (release.c) -------------------------------------- */

@@ -169,20 +169,15 @@ void rp_hd_space_give(void *p, size_t len)
         unreserve(p, len);
 }
 
-size_t rp_hd_space_spans(void)
+size_t rp_hd_space_spans(size_t *bytes)
 {
     pthread_mutex_lock(&space_lock);
     size_t n = nspans;
-    pthread_mutex_unlock(&space_lock);
-    return n;
-}
-
-size_t rp_hd_space_bytes(void)
-{
-    size_t n = 0;
-    pthread_mutex_lock(&space_lock);
-    for (uint32_t i = 0; i < nspans; i++)
-        n += (size_t)(spans[i].end - spans[i].start);
+    if (bytes) {
+        *bytes = 0;
+        for (uint32_t i = 0; i < nspans; i++)
+            *bytes += (size_t)(spans[i].end - spans[i].start);
+    }
     pthread_mutex_unlock(&space_lock);
     return n;
 }
