@@ -8,9 +8,11 @@
  * period, so both the bytes held and the peak's resident pages fall;
  * rp_hoard_trim() (malloc_trim) forces it, and gives back the pages of
  * free blocks inside superblocks still in use, which the allocator still
- * holds; and no empty superblock waits past REAP_RETAIN_MAX.
+ * holds; no empty superblock waits past REAP_RETAIN_MAX; and, with no
+ * release thread, a heap whose last thread exits gives back at once.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -286,6 +288,48 @@ static void test_trim_parks_free_blocks(void **state)
     free(a);
 }
 
+/* A thread that allocates a peak and a large object, frees them and
+ * exits, the last of its heap. */
+static void *exit_worker(void *arg)
+{
+    (void)arg;
+    size_t n = PEAK / 1024;
+    char **a = peak_alloc(n, 1000);
+    for (size_t i = 0; i < n; i++)
+        rp_hoard_free(a[i]);
+    free(a);
+    char *big = rp_hoard_malloc(1u << 20);
+    if (!big)
+        return NULL;
+    memset(big, 1, 1u << 20);
+    rp_hoard_free(big); /* into the large cache */
+    return big;
+}
+
+/* Without the release thread no clock runs again for a heap whose last
+ * thread has exited, so its exit gives back at once: its empties go to
+ * the global heap, which keeps REAP_RETAIN of them, their pages given
+ * back too, and the large cache goes. */
+static void test_exit_gives_back(void **state)
+{
+    (void)state;
+    rp_hd_opt.decay_ms = 3600000; /* no clock gives anything back */
+    rp_hd_opt.retain_max = 1u << 30;
+    rp_hoard_stats_t before, after;
+    rp_hoard_get_stats(&before);
+    pthread_t t;
+    void *ok = NULL;
+    assert_int_equal(pthread_create(&t, NULL, exit_worker, NULL), 0);
+    assert_int_equal(pthread_join(t, &ok), 0);
+    assert_non_null(ok);
+    rp_hoard_get_stats(&after);
+    assert_true(after.returned >= before.returned + PEAK / 2);
+    assert_true(after.global_empty <= 256u << 10);
+    assert_true(peak_resident() < PEAK / 8);
+    assert_int_equal(after.large_cached, 0);
+    assert_heaps_consistent();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -294,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_retain_max),
         cmocka_unit_test(test_trim_purges_free_blocks),
         cmocka_unit_test(test_trim_parks_free_blocks),
+        cmocka_unit_test(test_exit_gives_back),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -6,7 +6,8 @@
  * no allocator call after its last free, and a forked child that makes
  * none at all gives back what it inherited, through a thread of its own;
  * empties past REAP_RETAIN_MAX go back by the thread, not by the frees,
- * and a fork while it gives them back waits for the batch.
+ * and a fork while it gives them back waits for the batch; a thread's
+ * exit leaves its memory to the thread.
  * What is asserted are the thread's counters (its trims after the quiet
  * interval, the bytes it returned), read with plain atomic loads, which
  * are no allocator calls; a wait for them is bounded, never timed.
@@ -191,15 +192,20 @@ static void test_over_cap(void **state)
 }
 
 /* madvise as the library calls it: the system call, unless
- * test_fork_mid_batch holds the release thread in it. */
+ * test_fork_mid_batch holds the release thread in it; counted when
+ * exit_worker's thread makes it. */
 static pthread_t main_thread;
 static _Atomic int hold;    /* 1: another thread's next madvise waits for the fork */
 static _Atomic int holding; /* it is waiting */
 static _Atomic int forked;  /* the main thread has forked */
+static __thread bool exiting_worker;
+static _Atomic long worker_madvises;
 
 int madvise(void *addr, size_t len, int advice)
 {
     int one = 1;
+    if (exiting_worker)
+        atomic_fetch_add(&worker_madvises, 1);
     if (!pthread_equal(pthread_self(), main_thread) && atomic_compare_exchange_strong(&hold, &one, 0)) {
         atomic_store(&holding, 1);
         /* at most 300 ms: a fork that waits for this batch waits for this */
@@ -240,6 +246,46 @@ static void test_fork_mid_batch(void **state)
     rp_hd_release_set_idle(300);
 }
 
+/* A thread that frees a burst and exits, the last of its heap. */
+#define SMALL_BURST (2u << 20)
+static void *exit_worker(void *arg)
+{
+    (void)arg;
+    exiting_worker = true;
+    static void *mine[SMALL_BURST / OBJ];
+    for (size_t i = 0; i < SMALL_BURST / OBJ; i++) {
+        if (!(mine[i] = rp_hoard_malloc(OBJ)))
+            return NULL;
+        memset(mine[i], 0x5a, OBJ);
+    }
+    for (size_t i = 0; i < SMALL_BURST / OBJ; i++)
+        rp_hoard_free(mine[i]);
+    return mine[0];
+}
+
+/* While the release thread runs, a thread's exit leaves the giving back
+ * to it: the exiting thread makes no system call (it used to purge the
+ * pages of every empty superblock the global heap kept, which the next
+ * thread faulted in again), and the thread's trim gives its memory
+ * back. */
+static void test_exit_leaves_it_to_the_thread(void **state)
+{
+    (void)state;
+    rp_hd_release_set_idle(0);
+    uint64_t g0 = given();
+    pthread_t t;
+    void *ok = NULL;
+    assert_int_equal(pthread_create(&t, NULL, exit_worker, NULL), 0);
+    assert_int_equal(pthread_join(t, &ok), 0);
+    assert_non_null(ok);
+    assert_int_equal(atomic_load(&worker_madvises), 0);
+    assert_true(accounted());
+    uint64_t t0 = trims();
+    rp_hd_release_set_idle(300);
+    assert_true(wait_trims(t0));
+    assert_true(given() - g0 >= SMALL_BURST / 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_idle_off),
         cmocka_unit_test(test_over_cap),
         cmocka_unit_test(test_fork_mid_batch),
+        cmocka_unit_test(test_exit_leaves_it_to_the_thread),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

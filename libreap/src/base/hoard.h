@@ -553,8 +553,10 @@ void rp_hd_free_locked(rp_hd_sb_t *sb, void *p);
  * (rp_hd_heap_give_range). */
 void rp_hd_free_range(rp_hd_sb_t *sb, char *start, char *end);
 /* Called, with no lock held, when the last thread bound to h has exited:
- * h's empties go to the global heap, which keeps retain_bytes of empties
- * and gives back the rest now. */
+ * h's empties go to the global heap; without the release thread, which
+ * would give them back in time, the global heap keeps retain_bytes of
+ * empties, their pages purged, and gives back the rest and the large
+ * cache now. */
 void rp_hd_heap_orphaned(rp_hd_heap_t *h);
 /* Gives back now every empty superblock beyond retain_bytes, and the
  * pages of free blocks and unused tails of all superblocks (in place). */

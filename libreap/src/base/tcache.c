@@ -298,10 +298,8 @@ static void retire(rp_hd_tcache_t *tc, bool released)
         s->free |= 1ull << i;
     }
     pthread_mutex_unlock(&pool_lock);
-    if (last) {
+    if (last)
         rp_hd_heap_orphaned(h);
-        rp_hd_large_trim(); /* its clock, too, runs only on large operations */
-    }
 }
 
 /* The owner gives up a cache a trim released: its slot is free from now
