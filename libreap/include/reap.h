@@ -249,8 +249,8 @@ static inline void *reap_frontier_bump(reap_frontier_t *f, size_t bsize)
 
 /**
  * The commonest case of reap_malloc(), compiled into the caller: while the
- * reap holds nothing freed (it is a region) and the current chunk has room,
- * the object bumped at the frontier.  NULL when only reap_malloc() can
+ * frontier's chunk has room, the object bumped there (a reap uses its
+ * frontier before what was freed).  NULL when only reap_malloc() can
  * serve the request.  @p r must not be NULL: this is for allocators layered
  * on reaps, which hold a live reap and whose every call counts (APR's
  * apr_palloc() runs about 130 times for each request httpd serves, and

@@ -267,7 +267,7 @@ static inline void free_block(reap_t *r, rp_heap_t *h, rp_pair_t *w, uint64_t bi
     r->free_bytes += size;
     r->frees++;
     if (RP_LIKELY(h != NULL))
-        rp_heap_file(r, h, p, size);
+        rp_heap_file(h, p, size);
 }
 
 /* A free, every case: a block of a bumped chunk (the last before the

@@ -434,9 +434,8 @@ static inline unsigned rp_list_of(size_t size)
 }
 
 /* Puts b, a freed block of size bytes (a grain or more), first on its
- * list of h, r's heap, writing the one link a freed block holds; the
- * inline bump stops while a list holds a block. */
-static inline void rp_heap_file(reap_t *r, rp_heap_t *h, char *b, size_t size)
+ * list of h, its reap's heap, writing the one link a freed block holds. */
+static inline void rp_heap_file(rp_heap_t *h, char *b, size_t size)
 {
     unsigned i = rp_list_of(size);
     rp_ann_quiet_begin(); /* the link lives in freed memory */

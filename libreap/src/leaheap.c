@@ -71,7 +71,7 @@ static RP_ALWAYS_INLINE char *hand_out(reap_t *r, rp_chunk_t *c, rp_pair_t *w, c
         t->start |= rp_bit(tail);
         t->freed |= rp_bit(tail);
         if (r->heap)
-            rp_heap_file(r, r->heap, tail, rest);
+            rp_heap_file(r->heap, tail, rest);
         size = bsize;
     }
     rp_freed_clear(c, w, b, size);
@@ -253,7 +253,7 @@ static bool sweep_last(reap_t *r, rp_chunk_t *c, char *b, char *e)
         return false;
     }
     if (r->heap)
-        rp_heap_file(r, r->heap, b, (size_t)(e - b));
+        rp_heap_file(r->heap, b, (size_t)(e - b));
     return true;
 }
 
@@ -291,7 +291,7 @@ static bool sweep_chunk(reap_t *r, rp_chunk_t *c)
                 run = at;
             else {
                 if (r->heap)
-                    rp_heap_file(r, r->heap, run, (size_t)(at - run));
+                    rp_heap_file(r->heap, run, (size_t)(at - run));
                 run = NULL;
             }
             ahead = ~(uint64_t)0 << k << 1;

@@ -213,7 +213,7 @@ void rp_bits_free_tail(reap_t *r, const rp_chunk_t *c, char *b, size_t size)
     w->freed |= rp_bit(b);
     r->free_bytes += size;
     if (r->heap)
-        rp_heap_file(r, r->heap, b, size);
+        rp_heap_file(r->heap, b, size);
 }
 
 /* ---- formatting ------------------------------------------------------------- */
