@@ -669,7 +669,8 @@ static void global_give_back(bool all)
  * where the next thread of any heap finds them.  A program whose threads
  * have finished should not keep their peak: while the release thread
  * runs, its decay and idle trim give it back, as they do any other
- * empties (the exiting thread's flush woke it).  Without it no clock
+ * empties (the frees that emptied them were operations, so the thread is
+ * not asleep: the idle trim is due after them).  Without it no clock
  * would run again, so all but retain_bytes go back now, the kept ones'
  * pages too, and the large cache with them.  Doing that while the
  * thread ran purged the global heap's kept empties at every thread exit,
