@@ -73,18 +73,23 @@ static bool wait_trims(uint64_t after)
     return false;
 }
 
-/* A burst: NOBJ blocks written and freed.  The thread starts on the way
- * (the allocator passes RP_HD_RELEASE_MIN). */
-static void burst(void)
+/* n (at most NOBJ) blocks written and freed; false if one could not be
+ * had.  No cmocka assert: exit_worker runs it outside the main thread. */
+static bool churn(size_t n)
 {
-    for (size_t i = 0; i < NOBJ; i++) {
-        objs[i] = rp_hoard_malloc(OBJ);
-        assert_non_null(objs[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (!(objs[i] = rp_hoard_malloc(OBJ)))
+            return false;
         memset(objs[i], 0x5a, OBJ);
     }
-    for (size_t i = 0; i < NOBJ; i++)
+    for (size_t i = 0; i < n; i++)
         rp_hoard_free(objs[i]);
+    return true;
 }
+
+/* A burst: NOBJ blocks.  The thread starts on the way (the allocator
+ * passes RP_HD_RELEASE_MIN). */
+static void burst(void) { assert_true(churn(NOBJ)); }
 
 /* After the last free, no allocator call: the thread trims once the
  * quiet interval has passed and gives the burst's memory back. */
@@ -250,17 +255,8 @@ static void test_fork_mid_batch(void **state)
 #define SMALL_BURST (2u << 20)
 static void *exit_worker(void *arg)
 {
-    (void)arg;
     exiting_worker = true;
-    static void *mine[SMALL_BURST / OBJ];
-    for (size_t i = 0; i < SMALL_BURST / OBJ; i++) {
-        if (!(mine[i] = rp_hoard_malloc(OBJ)))
-            return NULL;
-        memset(mine[i], 0x5a, OBJ);
-    }
-    for (size_t i = 0; i < SMALL_BURST / OBJ; i++)
-        rp_hoard_free(mine[i]);
-    return mine[0];
+    return churn(SMALL_BURST / OBJ) ? arg : NULL;
 }
 
 /* While the release thread runs, a thread's exit leaves the giving back
@@ -275,7 +271,7 @@ static void test_exit_leaves_it_to_the_thread(void **state)
     uint64_t g0 = given();
     pthread_t t;
     void *ok = NULL;
-    assert_int_equal(pthread_create(&t, NULL, exit_worker, NULL), 0);
+    assert_int_equal(pthread_create(&t, NULL, exit_worker, &ok), 0);
     assert_int_equal(pthread_join(t, &ok), 0);
     assert_non_null(ok);
     assert_int_equal(atomic_load(&worker_madvises), 0);

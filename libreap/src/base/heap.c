@@ -164,6 +164,13 @@ static void release_excess(rp_hd_heap_t *g, bool force)
         give_back_older(g, keep, false, stale); /* empty since before the last period began */
 }
 
+/* The release thread gives back what decays; without it the in-line
+ * clocks and a thread's exit do. */
+static bool release_thread_runs(void)
+{
+    return atomic_load_explicit(&rp_hd_bg.state, memory_order_relaxed) == RP_HD_BG_RUNNING;
+}
+
 /* The free path's share.  While the release thread runs, nothing goes
  * back from here: the thread runs the clock every period, and empties
  * past retain_max poke it at once (once, until it has given them back),
@@ -172,7 +179,7 @@ static void release_excess(rp_hd_heap_t *g, bool force)
  * thread.  Without the thread, the clock runs here.  Global heap locked. */
 static void release_excess_inline(rp_hd_heap_t *g)
 {
-    if (atomic_load_explicit(&rp_hd_bg.state, memory_order_relaxed) != RP_HD_BG_RUNNING) {
+    if (!release_thread_runs()) {
         release_excess(g, false);
         return;
     }
@@ -679,7 +686,7 @@ static void global_give_back(bool all)
 void rp_hd_heap_orphaned(rp_hd_heap_t *h)
 {
     shed_empties(h, false);
-    if (atomic_load_explicit(&rp_hd_bg.state, memory_order_relaxed) == RP_HD_BG_RUNNING)
+    if (release_thread_runs())
         return;
     global_give_back(false);
     rp_hd_large_trim();
