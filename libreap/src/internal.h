@@ -410,7 +410,10 @@ void rp_settle(reap_t *r);
  * fits.  Counted (live_bytes, allocs). */
 char *rp_heap_take(reap_t *r, size_t bsize);
 /* Whether a sweep is worth its walk before the reap takes a new chunk for
- * a block of need bytes. */
+ * a block of need bytes: enough was freed since the last, REAP_SWEEP_SHARE
+ * of the footprint and need, or RP_SWEEP_JOIN times need for a block above
+ * the exact lists' sizes once the reap has lists (leaheap.c). */
+#define RP_SWEEP_JOIN 4
 bool rp_sweep_due(const reap_t *r, size_t need);
 /* Joins freed neighbours, gives the frontier what borders it, gives back
  * retired chunks that came wholly free, files the rest on the lists. */

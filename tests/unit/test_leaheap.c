@@ -421,6 +421,73 @@ static void a_full_chunk_sweeps_before_growing(void **state)
     reap_destroy(r);
 }
 
+/* Once a reap has lists, a block above the exact lists' sizes (1 KiB and
+ * more) waits for a sweep until four times its size was freed since the
+ * last: blocks freed here and there seldom join into one.  A smaller
+ * block sweeps once its own size and an eighth of the footprint
+ * (REAP_SWEEP_SHARE) were freed. */
+static void a_large_block_waits_for_four_times_its_size_freed(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    enum { MAX = 1000 };
+    char *objs[MAX];
+    size_t n = 0;
+    while (r->footprint < 16384 && n < MAX)
+        objs[n++] = reap_malloc(r, 48); /* blocks of 48 bytes */
+    assert_true(n < MAX);
+    assert_int_equal(r->swept, 0);
+    /* Every other block, none at the frontier: no two freed ones touch.
+     * free_bytes also counts the few bytes each chunk's frontier left. */
+    size_t i = 0, tails = r->free_bytes;
+    for (; r->free_bytes < r->footprint / 8 + 48; i += 2) {
+        assert_true(i + 1 < n);
+        reap_free(r, objs[i]);
+    }
+    assert_int_equal(r->free_bytes, tails + i / 2 * 48);
+    assert_true(r->free_bytes < 4 * 1024);
+    assert_true(rp_sweep_due(r, 1008));  /* the largest exact list's size */
+    assert_false(rp_sweep_due(r, 1024)); /* the smallest above them */
+
+    /* the request grows the reap, and sweeps nothing */
+    fill_frontier(r);
+    rp_chunk_t *c = r->chunk;
+    char *q = reap_malloc(r, 1024);
+    assert_ptr_not_equal(r->chunk, c);
+    assert_ptr_equal(q, r->chunk->arena); /* the new chunk's first block */
+    assert_int_equal(r->swept, 0);
+
+    /* four times 1,024 freed (and an eighth of the footprint): due */
+    size_t want = r->footprint / 8 > 4 * 1024 ? r->footprint / 8 : 4 * 1024;
+    for (; r->free_bytes < want; i += 2) {
+        assert_true(i + 1 < n);
+        reap_free(r, objs[i]);
+    }
+    assert_true(rp_sweep_due(r, 1024));
+    size_t over = (r->free_bytes / 4 / 16 + 1) * 16; /* four times it is more */
+    assert_false(rp_sweep_due(r, over));
+    rp_heap_check(r);
+    reap_destroy(r);
+}
+
+/* A reap that never freed has no lists: the frontier's tails wait for
+ * a sweep to file them, and a large block's sweep need not wait. */
+static void a_tail_is_swept_for_a_large_block_without_waiting(void **state)
+{
+    (void)state;
+    reap_t *r = reap_create(NULL);
+    reap_malloc(r, 16);
+    rp_chunk_t *c = r->chunk;
+    size_t tail = (size_t)(r->bump_end - r->bump);
+    reap_malloc(r, tail + 16); /* a new chunk: the old one's rest is a tail */
+    assert_ptr_not_equal(r->chunk, c);
+    assert_null(r->heap);
+    assert_true(r->free_bytes >= tail && r->free_bytes < 4 * 1024);
+    assert_true(r->free_bytes >= r->footprint / 8);
+    assert_true(rp_sweep_due(r, 1024));
+    reap_destroy(r);
+}
+
 /* Everything freed is used again, whenever it was allocated and in
  * whatever order it was freed.  A set of objects of many sizes is
  * allocated, freed in each order, and allocated again: the second time
@@ -596,6 +663,8 @@ int main(void)
         cmocka_unit_test(a_sweep_joins_every_run_across_bitmap_words),
         cmocka_unit_test(the_frontier_comes_before_the_lists),
         cmocka_unit_test(a_full_chunk_sweeps_before_growing),
+        cmocka_unit_test(a_large_block_waits_for_four_times_its_size_freed),
+        cmocka_unit_test(a_tail_is_swept_for_a_large_block_without_waiting),
         cmocka_unit_test(everything_freed_is_used_again_in_every_order),
         cmocka_unit_test(a_realloc_over_a_listed_block_drops_the_lists),
         cmocka_unit_test(a_link_to_no_chunk_is_caught),
