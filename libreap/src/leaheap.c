@@ -220,8 +220,8 @@ bool rp_sweep_due(const reap_t *r, size_t need)
      * the exact lists' sizes needs a long run, which blocks freed here and
      * there among live ones seldom make: of the 12,288 sweeps that
      * reapbench's request row made before this rule (--scale 0.5), 12,164
-     * were for such a block and 1,118 found one.  So a sweep for one waits until four times its size was
-     * freed since the last. */
+     * were for such a block and 1,118 found one.  So a sweep for one
+     * waits until four times its size was freed since the last. */
     return need < RP_NEXACT * RP_GRANULE || r->heap == NULL || unswept >= need * RP_SWEEP_JOIN;
 }
 

@@ -464,7 +464,8 @@ static void a_large_block_waits_for_four_times_its_size_freed(void **state)
         reap_free(r, objs[i]);
     }
     assert_true(rp_sweep_due(r, 1024));
-    size_t over = (r->free_bytes / 4 / 16 + 1) * 16; /* four times it is more */
+    /* the least block, in steps of 16 bytes, that four times freed is more */
+    size_t over = (r->free_bytes / 4 / 16 + 1) * 16;
     assert_false(rp_sweep_due(r, over));
     rp_heap_check(r);
     reap_destroy(r);
